@@ -1,0 +1,148 @@
+// The tour: the serial baseline and every registered step on one image and
+// filter, side by side, with speedups and the share of the device's measured
+// limits. Adding a step to CMakeLists.txt adds it here.
+#include <iostream>
+
+#include "common/cli.hpp"
+#include "common/errors.hpp"
+#include "common/limits.hpp"
+#include "common/parse.hpp"
+#include "common/reference.hpp"
+#include "common/registry.hpp"
+#include "common/report.hpp"
+
+using namespace conv;
+
+int main(int argc, char** argv) {
+  return guarded_main("tour", [&]() -> int {
+    CLI::App app(
+        "tour: the serial baseline and every step on one image and filter, in one table "
+        "(median kernel time, speedups, GFLOP/s, GB/s, % of the device's measured limit, "
+        "max error against the serial reference)",
+        "tour");
+    DeviceOptions device_options;
+    ProblemOptions problem_options;
+    std::string wg = "16x16";
+    int reps = 10, serial_reps = 3;
+    bool csv = false, reprobe = false, all_variants = false;
+    add_problem_options(app, problem_options);
+    app.add_option("--wg", wg, "Work-group shape WxH for every step")->capture_default_str();
+    app.add_option("--reps", reps, "Timed launches per step")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 100000));
+    app.add_option("--serial-reps", serial_reps, "Timed runs of the serial baseline")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 1000));
+    app.add_flag("--all-variants", all_variants, "One row per variant, not only each step's default");
+    app.add_flag("--reprobe", reprobe, "Measure the device limits again instead of using the cache");
+    app.add_flag("--csv", csv, "Print CSV (one header row) instead of a table");
+    add_device_options(app, device_options);
+    if (int rc = parse_command_line(app, argc, argv); rc >= 0) return rc;
+    if (device_options.list) {
+      print_device_list(std::cout);
+      return 0;
+    }
+
+    RunOptions run;
+    std::tie(run.wg_x, run.wg_y) = parse_size(wg, "--wg", 1 << 14);
+    const Border border = parse_border(problem_options.border);
+    const Filter filter = parse_filter_spec(problem_options.filter);
+    const Image image = load_image_spec(problem_options.image);
+    const Problem problem = make_problem(image, filter, border);
+    DeviceContext device(device_options.choice);
+    const auto& facts = device.facts();
+
+    std::cerr << "tour: " << facts.name << ", " << image.width << "x" << image.height
+              << ", filter " << filter.name << "\n";
+    std::cerr << "tour: measuring the device limits (cached after the first run)...\n";
+    const DeviceLimits limits = device_limits(device, reprobe);
+    std::cerr << "tour: serial reference and baseline...\n";
+    const Reference reference = reference_correlate(problem.padded, filter);
+
+    const double outputs = static_cast<double>(problem.out_width()) * problem.out_height();
+    const double flops = 2.0 * filter.width * filter.width * outputs;
+    const double bytes = 4.0 * (static_cast<double>(problem.padded.pixels.size()) + outputs);
+    auto base_row = [&](const std::string& step, const std::string& variant) {
+      Row row;
+      stamp(row, facts);
+      row.step = step;
+      row.variant = variant;
+      row.width = problem.out_width();
+      row.height = problem.out_height();
+      row.filter = filter.name;
+      row.filter_width = filter.width;
+      row.border = border_name(border);
+      return row;
+    };
+    auto finish_row = [&](Row& row, const Stats& stats, const Image& output, double serial_ms,
+                          double prev_ms) {
+      fill_metrics(row, stats, static_cast<long long>(problem.padded.pixels.size()));
+      const auto share = roofline_share(limits, flops, bytes, stats.median_ms);
+      row.pct_limit = share.percent;
+      row.limit = share.limit;
+      row.speedup_serial = serial_ms / stats.median_ms;
+      row.speedup_prev = prev_ms / stats.median_ms;
+      const auto cmp = compare_with_reference(output, reference, filter.width);
+      row.max_abs_err = cmp.max_abs_err;
+      row.max_rel_err = cmp.max_rel_err;
+      return cmp;
+    };
+
+    std::vector<Row> rows;
+    Image serial_out;
+    const Stats serial = time_host([&] { serial_out = serial_correlate(problem.padded, filter); },
+                                   serial_reps);
+    Row serial_row = base_row("serial", "float-loop");
+    finish_row(serial_row, serial, serial_out, serial.median_ms, NAN);
+    serial_row.wg = "";
+    rows.push_back(serial_row);
+
+    int failures = 0;
+    double prev_ms = serial.median_ms;
+    auto steps = all_steps();
+    for (auto& step : steps) {
+      auto variants = step->variants();
+      if (!all_variants) variants.resize(1);
+      for (const auto& variant : variants) {
+        std::cerr << "tour: " << step->name() << (variants.size() > 1 ? " " + variant : "")
+                  << "...\n";
+        RunOptions options = run;
+        options.variant = variant;
+        try {
+          RunResult result = run_step(*step, device, problem, options, reps);
+          Row row = base_row(step->name(), variant);
+          row.wg = result.work_group;
+          auto cmp = finish_row(row, result.stats, result.output, serial.median_ms, prev_ms);
+          if (!cmp.passed()) {
+            std::cerr << "tour: " << step->name() << " " << variant << " is WRONG: "
+                      << cmp.describe() << "\n";
+            ++failures;
+          }
+          rows.push_back(row);
+          if (variant == variants.front()) prev_ms = row.median_ms;
+        } catch (const UsageError&) {
+          throw;
+        } catch (const std::exception& e) {
+          std::cerr << "tour: " << step->name() << " " << variant << " failed: " << e.what() << "\n";
+          ++failures;
+        }
+      }
+    }
+
+    if (csv) {
+      write_csv_header(std::cout);
+      for (const auto& row : rows) write_csv_row(std::cout, row);
+    } else {
+      std::cout << "Device: " << facts.name << " (" << facts.platform << ", driver "
+                << facts.driver << ", " << facts.compute_units << " compute units)\n"
+                << "Measured limits: copy " << limits.copy_gbps << " GB/s, FMA "
+                << limits.fma_gflops << " GFLOP/s\n"
+                << "Problem: " << image.width << "x" << image.height << ", filter " << filter.name
+                << " (" << filter.width << "x" << filter.width << "), border "
+                << border_name(border) << ", work-group " << wg << ", median of " << reps
+                << " launches\n\n";
+      write_table(std::cout, rows, true);
+    }
+    return failures == 0 ? 0 : 1;
+  });
+}

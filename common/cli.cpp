@@ -1,0 +1,165 @@
+#include "common/cli.hpp"
+
+#include <iostream>
+#include <new>
+
+#include "common/errors.hpp"
+#include "common/filter.hpp"
+#include "common/image.hpp"
+#include "common/parse.hpp"
+#include "common/program.hpp"
+#include "common/reference.hpp"
+#include "common/report.hpp"
+
+namespace conv {
+
+void add_device_options(CLI::App& app, DeviceOptions& o) {
+  app.add_flag("--list-devices", o.list, "List OpenCL platforms and devices, then exit");
+  app.add_option("--platform", o.choice.platform,
+                 "Platform by index or name substring (default: any)")
+      ->envname("CLCONV_PLATFORM");
+  app.add_option("--device", o.choice.device,
+                 "Device by index (global, or within --platform) or name substring "
+                 "(default: the first GPU, else the first device)")
+      ->envname("CLCONV_DEVICE");
+  app.add_option("--device-type", o.choice.type, "cpu, gpu or all")
+      ->envname("CLCONV_DEVICE_TYPE")
+      ->capture_default_str();
+}
+
+void add_problem_options(CLI::App& app, ProblemOptions& o) {
+  app.add_option("--image", o.image,
+                 "Input: a PNG/JPEG/BMP/PGM/PPM/PFM file, or synthetic:WxH[:SEED]")
+      ->capture_default_str();
+  app.add_option("--filter", o.filter, "Filter: " + filter_spec_help())->capture_default_str();
+  app.add_option("--border", o.border, "Border mode: zero or clamp")->capture_default_str();
+}
+
+int guarded_main(const std::string& program, const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (const UsageError& e) {
+    std::cerr << program << ": " << e.what() << " (see --help)\n";
+    return 2;
+  } catch (const BuildError& e) {
+    std::cerr << program << ": " << e.what() << "\n";
+    return 1;
+  } catch (const cl::Error& e) {
+    std::cerr << program << ": OpenCL call " << e.what() << " failed: " << cl_error_name(e.err())
+              << "\n";
+    return 1;
+  } catch (const std::bad_alloc&) {
+    std::cerr << program << ": out of host memory\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << program << ": " << e.what() << "\n";
+    return 1;
+  } catch (...) {
+    std::cerr << program << ": unknown error\n";
+    return 1;
+  }
+}
+
+int parse_command_line(CLI::App& app, int argc, char** argv) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    return 0;
+  } catch (const CLI::CallForAllHelp&) {
+    std::cout << app.help("", CLI::AppFormatMode::All);
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    std::cerr << app.get_name() << ": " << e.what() << " (see --help)\n";
+    return 2;
+  }
+  return -1;
+}
+
+int step_main(int argc, char** argv, Step& step) {
+  return guarded_main(step.name(), [&]() -> int {
+    CLI::App app(step.name() + ": " + step.summary(), step.name());
+    DeviceOptions device_options;
+    ProblemOptions problem_options;
+    std::string wg = "16x16", output, kernel_file, variant;
+    int reps = 10;
+    bool verify = false, csv = false;
+    add_problem_options(app, problem_options);
+    if (step.variants().size() > 1) {
+      std::string list;
+      for (const auto& v : step.variants()) list += (list.empty() ? "" : ", ") + v;
+      app.add_option("--variant", variant, "Kernel variant: " + list + " (default: " +
+                                               step.variants().front() + ")");
+    }
+    app.add_option("--wg", wg, "Work-group shape WxH")->capture_default_str();
+    app.add_option("--reps", reps, "Timed launches (after one warm-up)")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 100000));
+    app.add_option("--output", output, "Write the result: FILE.png (clamped to [0,1]) or FILE.pfm (exact)");
+    app.add_flag("--verify", verify,
+                 "Compare with the serial reference; print the error; exit 1 if over tolerance");
+    app.add_flag("--csv", csv, "Print CSV (one header row) instead of a table");
+    app.add_option("--kernel", kernel_file, "Build this OpenCL file instead of the embedded kernel");
+    add_device_options(app, device_options);
+    if (int rc = parse_command_line(app, argc, argv); rc >= 0) return rc;
+
+    if (device_options.list) {
+      print_device_list(std::cout);
+      return 0;
+    }
+    RunOptions run;
+    std::tie(run.wg_x, run.wg_y) = parse_size(wg, "--wg", 1 << 14);
+    run.variant = variant;
+    step.variant(run);  // reject an unknown variant before any work
+    if (!kernel_file.empty()) {
+      run.kernel_source = read_text_file(kernel_file);
+      run.kernel_label = kernel_file;
+    }
+    if (!output.empty()) check_output_path(output);
+    const Border border = parse_border(problem_options.border);
+    const Filter filter = parse_filter_spec(problem_options.filter);
+    const Image image = load_image_spec(problem_options.image);
+    const Problem problem = make_problem(image, filter, border);
+
+    DeviceContext device(device_options.choice);
+    RunResult result = run_step(step, device, problem, run, reps);
+
+    Row row;
+    stamp(row, device.facts());
+    row.step = step.name();
+    row.variant = step.variant(run);
+    row.width = problem.out_width();
+    row.height = problem.out_height();
+    row.filter = filter.name;
+    row.filter_width = filter.width;
+    row.border = border_name(border);
+    row.wg = result.work_group;
+    fill_metrics(row, result.stats, static_cast<long long>(problem.padded.pixels.size()));
+
+    Comparison cmp;
+    if (verify) {
+      cmp = compare_with_reference(result.output, reference_correlate(problem.padded, filter),
+                                   filter.width);
+      row.max_abs_err = cmp.max_abs_err;
+      row.max_rel_err = cmp.max_rel_err;
+    }
+    if (csv) {
+      write_csv_header(std::cout);
+      write_csv_row(std::cout, row);
+    } else {
+      std::cout << step.name() << " on " << device.facts().name << " (" << device.facts().platform
+                << ", driver " << device.facts().driver << "): " << image.width << "x"
+                << image.height << ", filter " << filter.name << " (" << filter.width << "x"
+                << filter.width << "), border " << row.border << "\n";
+      write_table(std::cout, {row}, false);
+    }
+    if (!output.empty()) save_image(output, result.output);
+    if (verify) {
+      std::cerr << "verify: " << cmp.describe() << (cmp.passed() ? " - OK" : " - FAILED") << "\n";
+      if (!cmp.passed()) return 1;
+    }
+    return 0;
+  });
+}
+
+}  // namespace conv

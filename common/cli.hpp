@@ -1,0 +1,41 @@
+// The command line every executable shares (CLI11), and the main() of a step.
+#pragma once
+#include <functional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "common/device.hpp"
+#include "common/step.hpp"
+
+namespace conv {
+
+struct DeviceOptions {
+  DeviceChoice choice;
+  bool list = false;
+};
+
+// --list-devices, --platform, --device, --device-type (each with an
+// environment variable: CLCONV_PLATFORM, CLCONV_DEVICE, CLCONV_DEVICE_TYPE).
+void add_device_options(CLI::App& app, DeviceOptions& options);
+
+// What one convolution run is about: image, filter, border.
+struct ProblemOptions {
+  std::string image = "synthetic:2048x2048";
+  std::string filter = "motion45";
+  std::string border = "zero";
+};
+void add_problem_options(CLI::App& app, ProblemOptions& options);
+
+// Runs `body` and turns every failure into one line on stderr and an exit
+// status: 0 success, 1 runtime error, 2 usage error. Nothing escapes.
+int guarded_main(const std::string& program, const std::function<int()>& body);
+
+// Parses argv into `app`; returns -1 to go on, or the exit status for --help
+// (0) and for a parse error (2, after one line on stderr).
+int parse_command_line(CLI::App& app, int argc, char** argv);
+
+// The whole executable of a step: parse, load, run, report, verify, save.
+int step_main(int argc, char** argv, Step& step);
+
+}  // namespace conv

@@ -1,0 +1,195 @@
+#include "common/device.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <ostream>
+#include <sstream>
+
+#include "common/errors.hpp"
+#include "common/program.hpp"
+
+namespace conv {
+namespace {
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+// "3" -> 3; anything that is not a plain non-negative integer -> -1.
+int as_index(const std::string& s) {
+  if (s.empty() || s.size() > 6) return -1;
+  for (char c : s)
+    if (!std::isdigit(static_cast<unsigned char>(c))) return -1;
+  return std::stoi(s);
+}
+
+std::string trim(std::string s) {
+  while (!s.empty() && (s.back() == '\0' || std::isspace(static_cast<unsigned char>(s.back()))))
+    s.pop_back();
+  std::size_t start = 0;
+  while (start < s.size() && std::isspace(static_cast<unsigned char>(s[start]))) ++start;
+  return s.substr(start);
+}
+
+std::string type_name(cl_device_type t) {
+  if (t & CL_DEVICE_TYPE_GPU) return "gpu";
+  if (t & CL_DEVICE_TYPE_CPU) return "cpu";
+  if (t & CL_DEVICE_TYPE_ACCELERATOR) return "accelerator";
+  return "other";
+}
+
+}  // namespace
+
+std::vector<DeviceEntry> enumerate_devices() {
+  std::vector<cl::Platform> platforms;
+  try {
+    cl::Platform::get(&platforms);
+  } catch (const cl::Error&) {
+    return {};  // the ICD loader reports "no platform" as an error
+  }
+  std::vector<DeviceEntry> entries;
+  int global = 0;
+  for (std::size_t p = 0; p < platforms.size(); ++p) {
+    std::vector<cl::Device> devices;
+    try {
+      platforms[p].getDevices(CL_DEVICE_TYPE_ALL, &devices);
+    } catch (const cl::Error&) {
+      continue;  // a platform with no devices
+    }
+    for (std::size_t d = 0; d < devices.size(); ++d)
+      entries.push_back({static_cast<int>(p), static_cast<int>(d), global++, platforms[p],
+                         devices[d]});
+  }
+  return entries;
+}
+
+void print_device_list(std::ostream& out) {
+  auto entries = enumerate_devices();
+  if (entries.empty()) {
+    out << "No OpenCL platform found. Install an ICD (Debian: pocl-opencl-icd for the CPU)\n"
+           "or register your GPU driver in /etc/OpenCL/vendors (see docs/README.md).\n";
+    return;
+  }
+  int last_platform = -1;
+  for (const auto& e : entries) {
+    if (e.platform_index != last_platform) {
+      last_platform = e.platform_index;
+      out << "platform " << e.platform_index << ": "
+          << trim(e.platform.getInfo<CL_PLATFORM_NAME>()) << " ("
+          << trim(e.platform.getInfo<CL_PLATFORM_VERSION>()) << ")\n";
+    }
+    auto facts = read_facts(e.device);
+    out << "  device " << e.device_index << " (global " << e.global_index << "): " << facts.name
+        << " [" << type_name(e.device.getInfo<CL_DEVICE_TYPE>()) << "], driver " << facts.driver
+        << ", " << facts.compute_units << " compute units, "
+        << facts.global_mem_bytes / (1024 * 1024) << " MiB\n";
+  }
+}
+
+DeviceEntry choose_device(const DeviceChoice& choice) {
+  auto all = enumerate_devices();
+  if (all.empty())
+    throw Error("no OpenCL device found: install an ICD such as pocl-opencl-icd (see README)");
+
+  std::string type = lower(choice.type.empty() ? "all" : choice.type);
+  if (type != "all" && type != "cpu" && type != "gpu")
+    throw UsageError("--device-type must be cpu, gpu or all, not '" + choice.type + "'");
+
+  int platform_count = all.back().platform_index + 1;
+  std::vector<DeviceEntry> candidates;
+  int platform_index = -1;
+  if (!choice.platform.empty()) {
+    platform_index = as_index(choice.platform);
+    if (platform_index >= 0) {
+      if (platform_index >= platform_count)
+        throw Error("platform index " + choice.platform + " is out of range: there " +
+                    (platform_count == 1 ? "is 1 platform" : "are " + std::to_string(platform_count) + " platforms") +
+                    " (see --list-devices)");
+    } else {
+      for (const auto& e : all)
+        if (lower(e.platform.getInfo<CL_PLATFORM_NAME>()).find(lower(choice.platform)) !=
+            std::string::npos) {
+          platform_index = e.platform_index;
+          break;
+        }
+      if (platform_index < 0)
+        throw Error("no OpenCL platform name contains '" + choice.platform +
+                    "' (see --list-devices)");
+    }
+  }
+  for (const auto& e : all) {
+    if (platform_index >= 0 && e.platform_index != platform_index) continue;
+    auto t = e.device.getInfo<CL_DEVICE_TYPE>();
+    if (type == "gpu" && !(t & CL_DEVICE_TYPE_GPU)) continue;
+    if (type == "cpu" && !(t & CL_DEVICE_TYPE_CPU)) continue;
+    candidates.push_back(e);
+  }
+  if (candidates.empty())
+    throw Error("no " + (type == "all" ? std::string("") : type + " ") + "device" +
+                (platform_index >= 0 ? " on platform " + std::to_string(platform_index) : "") +
+                " (see --list-devices)");
+
+  if (!choice.device.empty()) {
+    int index = as_index(choice.device);
+    if (index >= 0) {
+      // Within a chosen platform the index is the platform's own numbering;
+      // otherwise it is the global one from --list-devices.
+      for (const auto& e : candidates)
+        if ((platform_index >= 0 ? e.device_index : e.global_index) == index) return e;
+      throw Error("device index " + choice.device + " is out of range" +
+                  (platform_index >= 0 ? " on platform " + std::to_string(platform_index) : "") +
+                  " (see --list-devices)");
+    }
+    for (const auto& e : candidates)
+      if (lower(e.device.getInfo<CL_DEVICE_NAME>()).find(lower(choice.device)) !=
+          std::string::npos)
+        return e;
+    throw Error("no OpenCL device name contains '" + choice.device + "' (see --list-devices)");
+  }
+  for (const auto& e : candidates)
+    if (e.device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU) return e;
+  return candidates.front();
+}
+
+DeviceFacts read_facts(const cl::Device& d) {
+  DeviceFacts f;
+  f.name = trim(d.getInfo<CL_DEVICE_NAME>());
+  f.vendor = trim(d.getInfo<CL_DEVICE_VENDOR>());
+  f.platform = trim(cl::Platform(d.getInfo<CL_DEVICE_PLATFORM>()).getInfo<CL_PLATFORM_NAME>());
+  f.driver = trim(d.getInfo<CL_DRIVER_VERSION>());
+  f.version = trim(d.getInfo<CL_DEVICE_VERSION>());
+  f.is_gpu = (d.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU) != 0;
+  f.global_mem_bytes = d.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>();
+  f.max_alloc_bytes = d.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
+  f.local_mem_bytes = d.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
+  f.constant_mem_bytes = d.getInfo<CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE>();
+  f.max_work_group = d.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
+  f.max_work_item_sizes = d.getInfo<CL_DEVICE_MAX_WORK_ITEM_SIZES>();
+  f.compute_units = d.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>();
+  f.clock_mhz = d.getInfo<CL_DEVICE_MAX_CLOCK_FREQUENCY>();
+  return f;
+}
+
+DeviceContext::DeviceContext(const DeviceChoice& choice) : DeviceContext(choose_device(choice)) {}
+
+DeviceContext::DeviceContext(const DeviceEntry& entry) : device_(entry.device) {
+  cl_context_properties props[] = {
+      CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(entry.platform()), 0};
+  context_ = cl::Context(device_, props);
+  queue_ = cl::CommandQueue(context_, device_, CL_QUEUE_PROFILING_ENABLE);
+  facts_ = read_facts(device_);
+}
+
+cl::Program DeviceContext::program(const std::string& source, const std::string& options,
+                                   const std::string& label) {
+  std::string key = options + '\n' + source;
+  auto it = programs_.find(key);
+  if (it != programs_.end()) return it->second;
+  cl::Program p = build_program(context_, device_, source, options, label);
+  programs_.emplace(key, p);
+  return p;
+}
+
+}  // namespace conv

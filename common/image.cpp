@@ -1,0 +1,310 @@
+#include "common/image.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <memory>
+#include <sstream>
+
+#define STBI_NO_STDIO
+#define STBI_WRITE_NO_STDIO
+#include <stb/stb_image.h>
+#include <stb/stb_image_write.h>
+
+#include "common/errors.hpp"
+#include "common/parse.hpp"
+
+namespace conv {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string lower_extension(const std::string& path) {
+  std::string ext = fs::path(path).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return ext;
+}
+
+std::vector<std::uint8_t> read_binary_file(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw Error(path + ": is a directory, not an image file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(path + ": cannot open: " + std::strerror(errno));
+  in.seekg(0, std::ios::end);
+  std::streamoff size = in.tellg();
+  if (size < 0) throw Error(path + ": cannot read");
+  if (size == 0) throw Error(path + ": file is empty");
+  if (size > (std::streamoff{1} << 32)) throw Error(path + ": file is larger than 4 GiB");
+  in.seekg(0);
+  std::vector<std::uint8_t> bytes(static_cast<std::size_t>(size));
+  in.read(reinterpret_cast<char*>(bytes.data()), size);
+  if (!in) throw Error(path + ": read failed");
+  return bytes;
+}
+
+void check_dimensions(const std::string& name, std::int64_t w, std::int64_t h) {
+  if (w <= 0 || h <= 0)
+    throw Error(name + ": image has no pixels (" + std::to_string(w) + "x" + std::to_string(h) +
+                ")");
+  if (w > kMaxImageSide || h > kMaxImageSide || w * h > kMaxImagePixels)
+    throw Error(name + ": image size " + std::to_string(w) + "x" + std::to_string(h) +
+                " is over the limit (" + std::to_string(kMaxImageSide) + " a side, " +
+                std::to_string(kMaxImagePixels) + " pixels)");
+}
+
+// stb_image decodes some truncated files without complaint (it pads missing
+// bytes with zeros), so the formats where that happens are checked here.
+void check_not_truncated(const std::string& name, const std::vector<std::uint8_t>& b, int w,
+                         int h) {
+  auto u16 = [&](std::size_t i) { return b[i] | (b[i + 1] << 8); };
+  auto u32 = [&](std::size_t i) {
+    return static_cast<std::uint32_t>(b[i] | (b[i + 1] << 8) | (b[i + 2] << 16)) |
+           (static_cast<std::uint32_t>(b[i + 3]) << 24);
+  };
+  if (b.size() >= 2 && b[0] == 0xFF && b[1] == 0xD8) {  // JPEG: must end with EOI
+    std::size_t end = b.size();
+    while (end > 2 && b[end - 1] == 0) --end;  // tolerate zero padding after EOI
+    if (end < 4 || b[end - 2] != 0xFF || b[end - 1] != 0xD9)
+      throw Error(name + ": truncated JPEG (no end-of-image marker)");
+  }
+  if (b.size() >= 54 && b[0] == 'B' && b[1] == 'M') {  // uncompressed BMP: pixel bytes present?
+    std::uint32_t offset = u32(10);
+    int bpp = u16(28);
+    std::uint32_t compression = u32(30);
+    if (compression == 0 && bpp >= 8) {
+      std::uint64_t row = ((static_cast<std::uint64_t>(w) * bpp + 31) / 32) * 4;
+      if (offset + row * static_cast<std::uint64_t>(h) > b.size())
+        throw Error(name + ": truncated BMP (pixel data ends early)");
+    }
+  }
+}
+
+float luma(float r, float g, float b) { return 0.299f * r + 0.587f * g + 0.114f * b; }
+
+template <typename T>
+Image to_gray(const T* data, int w, int h, int channels, float scale) {
+  Image img(w, h);
+  const std::size_t n = static_cast<std::size_t>(w) * h;
+  for (std::size_t i = 0; i < n; ++i) {
+    const T* p = data + i * channels;
+    float v;
+    if (channels >= 3)
+      v = luma(p[0] * scale, p[1] * scale, p[2] * scale);
+    else
+      v = p[0] * scale;  // gray or gray+alpha: alpha is ignored
+    img.pixels[i] = v;
+  }
+  return img;
+}
+
+}  // namespace
+
+Image decode_pfm(const std::vector<std::uint8_t>& bytes, const std::string& name) {
+  // Header: "Pf" or "PF", whitespace, width, whitespace, height, whitespace,
+  // scale, exactly one whitespace character, then the raster.
+  std::size_t pos = 0;
+  auto token = [&]() {
+    while (pos < bytes.size() && std::isspace(bytes[pos])) ++pos;
+    std::size_t start = pos;
+    while (pos < bytes.size() && !std::isspace(bytes[pos])) ++pos;
+    if (start == pos || pos - start > 32) throw Error(name + ": malformed PFM header");
+    return std::string(bytes.begin() + start, bytes.begin() + pos);
+  };
+  std::string magic = token();
+  if (magic != "Pf" && magic != "PF") throw Error(name + ": not a PFM file (bad magic)");
+  int channels = magic == "PF" ? 3 : 1;
+  long long w = 0, h = 0;
+  double scale = 0;
+  try {
+    w = std::stoll(token());
+    h = std::stoll(token());
+    scale = std::stod(token());
+  } catch (const std::logic_error&) {
+    throw Error(name + ": malformed PFM header");
+  }
+  if (scale == 0 || !std::isfinite(scale)) throw Error(name + ": PFM scale must be non-zero");
+  check_dimensions(name, w, h);
+  if (pos >= bytes.size() || !std::isspace(bytes[pos])) throw Error(name + ": malformed PFM header");
+  ++pos;
+  const std::size_t count = static_cast<std::size_t>(w) * h * channels;
+  if (bytes.size() - pos < count * 4)
+    throw Error(name + ": truncated PFM (" + std::to_string(bytes.size() - pos) + " of " +
+                std::to_string(count * 4) + " raster bytes)");
+  const bool little = scale < 0;
+  Image img(static_cast<int>(w), static_cast<int>(h));
+  std::vector<float> row(static_cast<std::size_t>(w) * channels);
+  for (long long r = 0; r < h; ++r) {
+    const std::uint8_t* src = bytes.data() + pos + static_cast<std::size_t>(r) * w * channels * 4;
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      std::uint8_t b[4];
+      std::memcpy(b, src + i * 4, 4);
+      std::uint32_t u = little ? (b[0] | b[1] << 8 | b[2] << 16 | std::uint32_t(b[3]) << 24)
+                               : (b[3] | b[2] << 8 | b[1] << 16 | std::uint32_t(b[0]) << 24);
+      std::memcpy(&row[i], &u, 4);
+      if (!std::isfinite(row[i]))
+        throw Error(name + ": PFM holds a NaN or infinite value at row " + std::to_string(r));
+    }
+    const long long y = h - 1 - r;  // PFM stores the bottom row first
+    for (long long x = 0; x < w; ++x)
+      img.at(static_cast<int>(x), static_cast<int>(y)) =
+          channels == 1 ? row[x] : luma(row[3 * x], row[3 * x + 1], row[3 * x + 2]);
+  }
+  return img;
+}
+
+std::vector<std::uint8_t> encode_pfm(const Image& image) {
+  std::ostringstream header;
+  header << "Pf\n" << image.width << ' ' << image.height << "\n-1.0\n";
+  std::string h = header.str();
+  std::vector<std::uint8_t> out(h.begin(), h.end());
+  out.reserve(out.size() + image.pixels.size() * 4);
+  for (int y = image.height - 1; y >= 0; --y)
+    for (int x = 0; x < image.width; ++x) {
+      std::uint32_t u;
+      float v = image.at(x, y);
+      std::memcpy(&u, &v, 4);
+      for (int k = 0; k < 4; ++k) out.push_back(static_cast<std::uint8_t>(u >> (8 * k)));
+    }
+  return out;
+}
+
+Image load_image(const std::string& path) {
+  std::vector<std::uint8_t> bytes = read_binary_file(path);
+  if (bytes.size() >= 2 && bytes[0] == 'P' && (bytes[1] == 'f' || bytes[1] == 'F'))
+    return decode_pfm(bytes, path);
+  if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    throw Error(path + ": file too large to decode");
+  const int len = static_cast<int>(bytes.size());
+  int w = 0, h = 0, channels = 0;
+  if (!stbi_info_from_memory(bytes.data(), len, &w, &h, &channels))
+    throw Error(path + ": not a readable image (" + stbi_failure_reason() + ")");
+  check_dimensions(path, w, h);
+  check_not_truncated(path, bytes, w, h);
+  if (stbi_is_16_bit_from_memory(bytes.data(), len)) {
+    std::unique_ptr<stbi_us, void (*)(void*)> data(
+        stbi_load_16_from_memory(bytes.data(), len, &w, &h, &channels, 0), stbi_image_free);
+    if (!data) throw Error(path + ": cannot decode (" + stbi_failure_reason() + ")");
+    return to_gray(data.get(), w, h, channels, 1.0f / 65535.0f);
+  }
+  std::unique_ptr<stbi_uc, void (*)(void*)> data(
+      stbi_load_from_memory(bytes.data(), len, &w, &h, &channels, 0), stbi_image_free);
+  if (!data) throw Error(path + ": cannot decode (" + stbi_failure_reason() + ")");
+  return to_gray(data.get(), w, h, channels, 1.0f / 255.0f);
+}
+
+Image load_image_spec(const std::string& spec) {
+  const std::string prefix = "synthetic:";
+  if (spec.rfind(prefix, 0) != 0) return load_image(spec);
+  std::string rest = spec.substr(prefix.size());
+  std::uint32_t seed = 1;
+  auto colon = rest.find(':');
+  if (colon != std::string::npos) {
+    seed = static_cast<std::uint32_t>(
+        parse_positive_int(rest.substr(colon + 1), "--image synthetic seed", 1 << 30));
+    rest = rest.substr(0, colon);
+  }
+  auto [w, h] = parse_size(rest, "--image synthetic", kMaxImageSide);
+  if (static_cast<std::int64_t>(w) * h > kMaxImagePixels)
+    throw UsageError("--image synthetic: " + rest + " is over the limit of " +
+                     std::to_string(kMaxImagePixels) + " pixels");
+  return synthetic_image(w, h, seed);
+}
+
+Image synthetic_image(int width, int height, std::uint32_t seed) {
+  Image img(width, height);
+  std::uint32_t state = seed * 2654435761u + 12345u;
+  auto next = [&]() {  // xorshift32: tiny, deterministic, good enough for noise
+    state ^= state << 13;
+    state ^= state >> 17;
+    state ^= state << 5;
+    return state;
+  };
+  // A few discs at seed-dependent places.
+  struct Disc {
+    float cx, cy, r, v;
+  };
+  Disc discs[4];
+  for (auto& d : discs) {
+    d.cx = (next() % 1000) / 1000.0f;
+    d.cy = (next() % 1000) / 1000.0f;
+    d.r = 0.05f + (next() % 200) / 1000.0f;
+    d.v = (next() % 1000) / 1000.0f;
+  }
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x) {
+      float u = (x + 0.5f) / width, v = (y + 0.5f) / height;
+      float value = 0.35f * u + 0.25f * v;                       // gradients
+      value += 0.15f * std::sin(18.0f * u) * std::cos(11.0f * v);  // smooth waves
+      if ((x / 32 + y / 32) % 2 == 0) value += 0.1f;               // hard edges
+      for (const auto& d : discs)
+        if ((u - d.cx) * (u - d.cx) + (v - d.cy) * (v - d.cy) < d.r * d.r)
+          value = 0.5f * value + 0.5f * d.v;
+      value += 0.1f * ((next() >> 8) / 16777216.0f - 0.5f);  // noise
+      img.at(x, y) = std::min(1.0f, std::max(0.0f, value));
+    }
+  return img;
+}
+
+void write_file_atomically(const std::string& path, const std::vector<std::uint8_t>& bytes) {
+  std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw Error(path + ": cannot write: " + std::strerror(errno));
+    out.write(reinterpret_cast<const char*>(bytes.data()),
+              static_cast<std::streamsize>(bytes.size()));
+    out.flush();
+    if (!out) {
+      std::remove(tmp.c_str());
+      throw Error(path + ": write failed: " + std::strerror(errno));
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    std::remove(tmp.c_str());
+    throw Error(path + ": cannot write: " + std::strerror(err));
+  }
+}
+
+void check_output_path(const std::string& path) {
+  std::string ext = lower_extension(path);
+  if (ext != ".png" && ext != ".pfm")
+    throw UsageError("--output: '" + path + "' must end in .png or .pfm");
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw Error(path + ": is a directory");
+  fs::path parent = fs::path(path).parent_path();
+  if (!parent.empty() && !fs::is_directory(parent, ec))
+    throw Error(path + ": folder " + parent.string() + " does not exist");
+}
+
+void save_image(const std::string& path, const Image& image) {
+  check_output_path(path);
+  if (lower_extension(path) == ".pfm") {
+    write_file_atomically(path, encode_pfm(image));
+    return;
+  }
+  std::vector<std::uint8_t> gray(image.pixels.size());
+  for (std::size_t i = 0; i < gray.size(); ++i) {
+    float v = image.pixels[i];
+    v = std::isnan(v) ? 0.0f : std::min(1.0f, std::max(0.0f, v));
+    gray[i] = static_cast<std::uint8_t>(std::lround(v * 255.0f));
+  }
+  std::vector<std::uint8_t> png;
+  auto sink = [](void* ctx, void* data, int size) {
+    auto* out = static_cast<std::vector<std::uint8_t>*>(ctx);
+    auto* p = static_cast<std::uint8_t*>(data);
+    out->insert(out->end(), p, p + size);
+  };
+  if (!stbi_write_png_to_func(sink, &png, image.width, image.height, 1, gray.data(), image.width))
+    throw Error(path + ": PNG encoding failed");
+  write_file_atomically(path, png);
+}
+
+}  // namespace conv

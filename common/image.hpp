@@ -1,0 +1,55 @@
+// Single-channel float images: loading (stb_image, PFM), saving (PNG, PFM),
+// and the seeded synthetic image used when no file is given.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace conv {
+
+struct Image {
+  int width = 0;
+  int height = 0;
+  std::vector<float> pixels;  // row-major, width * height
+
+  Image() = default;
+  Image(int w, int h, float value = 0.0f)
+      : width(w), height(h), pixels(static_cast<std::size_t>(w) * h, value) {}
+  float& at(int x, int y) { return pixels[static_cast<std::size_t>(y) * width + x]; }
+  float at(int x, int y) const { return pixels[static_cast<std::size_t>(y) * width + x]; }
+};
+
+// The largest image accepted from a file or a spec: 2^28 pixels (1 GiB of
+// float32), and 65536 on a side.
+constexpr std::int64_t kMaxImagePixels = std::int64_t{1} << 28;
+constexpr int kMaxImageSide = 1 << 16;
+
+// PNG, JPEG, BMP, PGM/PPM, TGA, GIF (first frame), or PFM. Color is
+// converted to gray (Rec. 601 luma); 8-bit values v map to v/255, 16-bit to
+// v/65535; PFM values are taken as they are. Throws Error naming the file.
+Image load_image(const std::string& path);
+
+// "synthetic:WxH" or "synthetic:WxH:SEED" or a file path.
+Image load_image_spec(const std::string& spec);
+
+// Deterministic for a given seed: gradients, hard edges, discs and noise, so
+// that every filter has something to respond to. Values in [0, 1].
+Image synthetic_image(int width, int height, std::uint32_t seed = 1);
+
+// Writes by extension: .png (clamped to [0,1], 8-bit gray, for looking) or
+// .pfm (exact float32). The file appears whole or not at all.
+void save_image(const std::string& path, const Image& image);
+
+// Checks before any work is done that `path` has a known extension and that
+// its folder exists, so a long run does not fail at the very end.
+void check_output_path(const std::string& path);
+
+// PFM as the format defines it: "Pf", width height, scale (negative for
+// little-endian), then rows from the bottom up.
+std::vector<std::uint8_t> encode_pfm(const Image& image);
+Image decode_pfm(const std::vector<std::uint8_t>& bytes, const std::string& name);
+
+// Writes bytes to a temporary file beside `path` and renames it into place.
+void write_file_atomically(const std::string& path, const std::vector<std::uint8_t>& bytes);
+
+}  // namespace conv

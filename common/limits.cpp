@@ -1,0 +1,136 @@
+#include "common/limits.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include "common/image.hpp"
+#include "common/timing.hpp"
+
+namespace conv {
+namespace embedded {
+extern const char* const common_probes;
+}
+
+namespace {
+
+constexpr const char* kProbeVersion = "probe-v1";
+
+std::string cache_file() {
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  const char* home = std::getenv("HOME");
+  std::string base;
+  if (xdg && *xdg)
+    base = xdg;
+  else if (home && *home)
+    base = std::string(home) + "/.cache";
+  else
+    return "";
+  return base + "/clconv/limits.tsv";
+}
+
+std::string cache_key(const DeviceFacts& f) {
+  std::string key = std::string(kProbeVersion) + "|" + f.platform + "|" + f.name + "|" + f.driver;
+  std::replace(key.begin(), key.end(), '\t', ' ');
+  return key;
+}
+
+double best_ms(const std::function<cl::Event()>& launch) {
+  return time_launches(launch, 2, 7).min_ms;
+}
+
+}  // namespace
+
+DeviceLimits probe_limits(DeviceContext& device) {
+  cl::Program program = device.program(embedded::common_probes, "", "probes.cl");
+  auto& queue = device.queue();
+  const bool gpu = device.facts().is_gpu;
+  DeviceLimits limits;
+
+  // Copy: 256 MiB each way on a GPU (far beyond any cache), 64 MiB on a CPU.
+  std::size_t bytes = (gpu ? 256u : 64u) << 20;
+  bytes = std::min<std::size_t>(bytes, device.facts().max_alloc_bytes / 2 / 16 * 16);
+  cl::Buffer in(device.context(), CL_MEM_READ_ONLY, bytes);
+  cl::Buffer out(device.context(), CL_MEM_WRITE_ONLY, bytes);
+  queue.enqueueFillBuffer(in, 1.0f, 0, bytes);
+  cl::Kernel copy(program, "copy_probe");
+  copy.setArg(0, in);
+  copy.setArg(1, out);
+  double copy_ms = best_ms([&] {
+    cl::Event e;
+    queue.enqueueNDRangeKernel(copy, cl::NullRange, cl::NDRange(bytes / 16), cl::NullRange,
+                               nullptr, &e);
+    return e;
+  });
+  limits.copy_gbps = 2.0 * static_cast<double>(bytes) / (copy_ms * 1e6);
+
+  // FMA: enough work-items to fill every compute unit many times over.
+  const std::size_t items = gpu ? (std::size_t{1} << 20) : (std::size_t{1} << 14);
+  const int iterations = gpu ? 32 : 64;
+  cl::Buffer sink(device.context(), CL_MEM_WRITE_ONLY, items * sizeof(float));
+  cl::Kernel fma(program, "fma_probe");
+  fma.setArg(0, sink);
+  fma.setArg(1, 0.999f);
+  fma.setArg(2, 0.001f);
+  fma.setArg(3, iterations);
+  double fma_ms = best_ms([&] {
+    cl::Event e;
+    queue.enqueueNDRangeKernel(fma, cl::NullRange, cl::NDRange(items), cl::NullRange, nullptr, &e);
+    return e;
+  });
+  const double flops = 2.0 * 8 * 16 * iterations * static_cast<double>(items);
+  limits.fma_gflops = flops / (fma_ms * 1e6);
+  return limits;
+}
+
+DeviceLimits device_limits(DeviceContext& device, bool refresh) {
+  const std::string file = cache_file();
+  const std::string key = cache_key(device.facts());
+  std::vector<std::string> kept;
+  if (!file.empty()) {
+    std::ifstream in(file);
+    std::string line;
+    while (std::getline(in, line)) {
+      std::istringstream s(line);
+      std::string k;
+      DeviceLimits l;
+      if (!std::getline(s, k, '\t') || !(s >> l.copy_gbps >> l.fma_gflops)) continue;
+      if (k == key) {
+        if (!refresh && l.copy_gbps > 0 && l.fma_gflops > 0) return l;
+        continue;
+      }
+      kept.push_back(line);
+    }
+  }
+  DeviceLimits limits = probe_limits(device);
+  if (!file.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(std::filesystem::path(file).parent_path(), ec);
+    std::ostringstream s;
+    for (const auto& line : kept) s << line << '\n';
+    s << key << '\t' << limits.copy_gbps << '\t' << limits.fma_gflops << '\n';
+    std::string text = s.str();
+    try {
+      write_file_atomically(file, std::vector<std::uint8_t>(text.begin(), text.end()));
+    } catch (const std::exception&) {
+      // A cache that cannot be written only costs a probe next time.
+    }
+  }
+  return limits;
+}
+
+RooflineShare roofline_share(const DeviceLimits& limits, double flops, double bytes,
+                             double measured_ms) {
+  RooflineShare share;
+  if (measured_ms <= 0 || limits.copy_gbps <= 0 || limits.fma_gflops <= 0) return share;
+  const double copy_ms = bytes / (limits.copy_gbps * 1e6);
+  const double fma_ms = flops / (limits.fma_gflops * 1e6);
+  share.limit = copy_ms >= fma_ms ? "copy" : "fma";
+  share.percent = 100.0 * std::max(copy_ms, fma_ms) / measured_ms;
+  return share;
+}
+
+}  // namespace conv

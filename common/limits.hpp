@@ -1,0 +1,33 @@
+// The device's measured limits: copy bandwidth and FP32 FMA throughput,
+// probed once per device and driver and cached in the user's cache folder.
+#pragma once
+#include <string>
+
+#include "common/device.hpp"
+
+namespace conv {
+
+struct DeviceLimits {
+  double copy_gbps = 0;    // bytes read + bytes written per second, / 1e9
+  double fma_gflops = 0;   // 2 flops per FMA
+};
+
+// Runs both probes (each: warm-up, then the best of several launches, since
+// a limit is the most the device does, not its typical run).
+DeviceLimits probe_limits(DeviceContext& device);
+
+// Cached in $XDG_CACHE_HOME/clconv/limits.tsv (or ~/.cache/...), keyed by
+// platform, device, driver and probe version. `refresh` ignores the cache.
+DeviceLimits device_limits(DeviceContext& device, bool refresh = false);
+
+// The roofline bound for a convolution: the time it cannot beat at the
+// measured bandwidth (bytes) or FMA rate (flops), whichever is larger. The
+// result's percentage is that bound's time over the measured time.
+struct RooflineShare {
+  double percent = 0;
+  std::string limit;  // "copy" or "fma"
+};
+RooflineShare roofline_share(const DeviceLimits& limits, double flops, double bytes,
+                             double measured_ms);
+
+}  // namespace conv

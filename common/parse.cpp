@@ -1,0 +1,43 @@
+#include "common/parse.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+
+#include "common/errors.hpp"
+
+namespace conv {
+
+int parse_positive_int(const std::string& text, const std::string& what, int max) {
+  if (text.empty() || text.size() > 12)
+    throw UsageError(what + ": '" + text + "' is not a positive integer");
+  for (char c : text)
+    if (c < '0' || c > '9') {
+      throw UsageError(what + ": '" + text + "' is not a positive integer");
+    }
+  long long v = std::stoll(text);
+  if (v <= 0) throw UsageError(what + ": must be positive, got " + text);
+  if (v > max)
+    throw UsageError(what + ": " + text + " is larger than the limit " + std::to_string(max));
+  return static_cast<int>(v);
+}
+
+std::pair<int, int> parse_size(const std::string& text, const std::string& what, int max) {
+  auto x = text.find_first_of("xX");
+  if (x == std::string::npos)
+    throw UsageError(what + ": expected WIDTHxHEIGHT (for example 16x16), got '" + text + "'");
+  return {parse_positive_int(text.substr(0, x), what + " width", max),
+          parse_positive_int(text.substr(x + 1), what + " height", max)};
+}
+
+double parse_number(const std::string& text, const std::string& what) {
+  const char* begin = text.c_str();
+  char* end = nullptr;
+  errno = 0;
+  double v = std::strtod(begin, &end);
+  if (text.empty() || end != begin + text.size() || errno == ERANGE || !std::isfinite(v))
+    throw UsageError(what + ": '" + text + "' is not a finite number");
+  return v;
+}
+
+}  // namespace conv

@@ -1,0 +1,19 @@
+// Small, strict parsers for command-line values. Each throws UsageError with
+// a message that names the option and the offending text.
+#pragma once
+#include <string>
+#include <utility>
+
+namespace conv {
+
+// "640x480" -> {640, 480}; both parts positive integers no larger than max.
+std::pair<int, int> parse_size(const std::string& text, const std::string& what,
+                               int max = 1 << 16);
+
+// A whole positive decimal integer no larger than max.
+int parse_positive_int(const std::string& text, const std::string& what, int max);
+
+// A whole finite decimal number.
+double parse_number(const std::string& text, const std::string& what);
+
+}  // namespace conv

@@ -1,0 +1,88 @@
+#include "common/reference.hpp"
+
+#include <cfloat>
+#include <cmath>
+#include <sstream>
+
+#include "common/errors.hpp"
+
+namespace conv {
+
+Reference reference_correlate(const Image& padded, const Filter& filter) {
+  const int F = filter.width;
+  Reference ref;
+  ref.width = padded.width - F + 1;
+  ref.height = padded.height - F + 1;
+  if (ref.width <= 0 || ref.height <= 0) throw Error("reference: padded image smaller than filter");
+  const std::size_t n = static_cast<std::size_t>(ref.width) * ref.height;
+  ref.value.assign(n, 0.0);
+  ref.magnitude.assign(n, 0.0);
+  for (int y = 0; y < ref.height; ++y)
+    for (int x = 0; x < ref.width; ++x) {
+      double sum = 0, mag = 0;
+      for (int r = 0; r < F; ++r)
+        for (int c = 0; c < F; ++c) {
+          double term = static_cast<double>(filter.at(r, c)) * padded.at(x + c, y + r);
+          sum += term;
+          mag += std::fabs(term);
+        }
+      ref.value[static_cast<std::size_t>(y) * ref.width + x] = sum;
+      ref.magnitude[static_cast<std::size_t>(y) * ref.width + x] = mag;
+    }
+  return ref;
+}
+
+Image serial_correlate(const Image& padded, const Filter& filter) {
+  const int F = filter.width;
+  Image out(padded.width - F + 1, padded.height - F + 1);
+  for (int y = 0; y < out.height; ++y)
+    for (int x = 0; x < out.width; ++x) {
+      float sum = 0.0f;
+      for (int r = 0; r < F; ++r)
+        for (int c = 0; c < F; ++c) sum += filter.at(r, c) * padded.at(x + c, y + r);
+      out.at(x, y) = sum;
+    }
+  return out;
+}
+
+Comparison compare_with_reference(const Image& output, const Reference& ref, int filter_width) {
+  if (output.width != ref.width || output.height != ref.height)
+    throw Error("output is " + std::to_string(output.width) + "x" + std::to_string(output.height) +
+                ", expected " + std::to_string(ref.width) + "x" + std::to_string(ref.height));
+  const double bound = static_cast<double>(filter_width) * filter_width * FLT_EPSILON;
+  Comparison c;
+  double worst = -1;
+  for (std::size_t i = 0; i < ref.value.size(); ++i) {
+    const double out = output.pixels[i];
+    const double err = std::fabs(out - ref.value[i]);
+    const double rel = ref.magnitude[i] > 0 ? err / ref.magnitude[i] : (err > 0 ? INFINITY : 0.0);
+    const bool ok = std::isfinite(out) && err <= bound * ref.magnitude[i] + FLT_MIN;
+    if (!ok) ++c.bad_pixels;
+    // A NaN or infinity counts as the worst possible error.
+    const double score = std::isfinite(out) ? rel : INFINITY;
+    if (score > worst) {
+      worst = score;
+      c.worst_x = static_cast<int>(i % ref.width);
+      c.worst_y = static_cast<int>(i / ref.width);
+    }
+    if (!std::isfinite(out)) {
+      c.max_abs_err = INFINITY;
+      c.max_rel_err = INFINITY;
+    } else {
+      c.max_abs_err = std::max(c.max_abs_err, err);
+      c.max_rel_err = std::max(c.max_rel_err, rel);
+    }
+  }
+  return c;
+}
+
+std::string Comparison::describe() const {
+  std::ostringstream s;
+  s << "max abs error " << max_abs_err << ", max rel error " << max_rel_err;
+  if (bad_pixels > 0)
+    s << "; " << bad_pixels << " pixel(s) over tolerance, worst at (" << worst_x << ", "
+      << worst_y << ")";
+  return s.str();
+}
+
+}  // namespace conv

@@ -1,0 +1,130 @@
+#include "common/report.hpp"
+
+#include <ctime>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+
+namespace conv {
+
+std::string today_utc() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[16];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
+  return buf;
+}
+
+void stamp(Row& row, const DeviceFacts& facts) {
+  row.device = facts.name;
+  row.driver = facts.driver;
+  row.date = today_utc();
+}
+
+void fill_metrics(Row& row, const Stats& stats, long long padded_pixels) {
+  row.reps = stats.reps;
+  row.median_ms = stats.median_ms;
+  row.min_ms = stats.min_ms;
+  row.mean_ms = stats.mean_ms;
+  const double outputs = static_cast<double>(row.width) * row.height;
+  const double flops = 2.0 * row.filter_width * row.filter_width * outputs;
+  const double bytes = 4.0 * (static_cast<double>(padded_pixels) + outputs);
+  if (stats.median_ms > 0) {
+    row.gflops = flops / (stats.median_ms * 1e6);
+    row.gbps = bytes / (stats.median_ms * 1e6);
+  }
+}
+
+const std::vector<std::string>& csv_columns() {
+  static const std::vector<std::string> columns = {
+      "device",      "driver",     "date",   "step",          "variant",      "width",
+      "height",      "filter",     "filter_width", "border",  "wg",           "reps",
+      "median_ms",   "min_ms",     "mean_ms", "gflops",       "gbps",         "pct_limit",
+      "limit",       "speedup_serial", "speedup_prev", "max_abs_err", "max_rel_err"};
+  return columns;
+}
+
+std::string csv_escape(const std::string& field) {
+  if (field.find_first_of(",\"\n") == std::string::npos) return field;
+  std::string out = "\"";
+  for (char c : field) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+void write_csv_header(std::ostream& out) {
+  const auto& cols = csv_columns();
+  for (std::size_t i = 0; i < cols.size(); ++i) out << (i ? "," : "") << cols[i];
+  out << '\n';
+}
+
+namespace {
+std::string num(double v, int precision = 6) {
+  if (std::isnan(v)) return "";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  std::ostringstream s;
+  s << std::setprecision(precision) << v;
+  return s.str();
+}
+std::string fixed(double v, int digits) {
+  if (std::isnan(v)) return "-";
+  if (std::isinf(v)) return "inf";
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(digits) << v;
+  return s.str();
+}
+}  // namespace
+
+void write_csv_row(std::ostream& out, const Row& r) {
+  const std::vector<std::string> fields = {
+      csv_escape(r.device), csv_escape(r.driver), r.date, r.step, r.variant,
+      std::to_string(r.width), std::to_string(r.height), csv_escape(r.filter),
+      std::to_string(r.filter_width), r.border, r.wg, std::to_string(r.reps), num(r.median_ms),
+      num(r.min_ms), num(r.mean_ms), num(r.gflops), num(r.gbps), num(r.pct_limit, 4), r.limit,
+      num(r.speedup_serial, 4), num(r.speedup_prev, 4), num(r.max_abs_err, 3),
+      num(r.max_rel_err, 3)};
+  for (std::size_t i = 0; i < fields.size(); ++i) out << (i ? "," : "") << fields[i];
+  out << '\n';
+}
+
+void write_table(std::ostream& out, const std::vector<Row>& rows, bool tour) {
+  std::vector<std::string> head = {"step", "variant", "wg", "median ms", "min ms", "GFLOP/s", "GB/s"};
+  if (tour) {
+    head.insert(head.end(), {"x serial", "x prev", "% limit"});
+  }
+  head.push_back("max abs err");
+  std::vector<std::vector<std::string>> cells;
+  for (const auto& r : rows) {
+    std::vector<std::string> c = {r.step, r.variant, r.wg.empty() ? "-" : r.wg,
+                                  fixed(r.median_ms, 3), fixed(r.min_ms, 3), fixed(r.gflops, 2),
+                                  fixed(r.gbps, 2)};
+    if (tour) {
+      c.push_back(fixed(r.speedup_serial, 2));
+      c.push_back(fixed(r.speedup_prev, 2));
+      c.push_back(std::isnan(r.pct_limit) ? "-" : fixed(r.pct_limit, 1) + " (" + r.limit + ")");
+    }
+    c.push_back(std::isnan(r.max_abs_err) ? "-" : num(r.max_abs_err, 2));
+    cells.push_back(c);
+  }
+  std::vector<std::size_t> widths(head.size());
+  for (std::size_t i = 0; i < head.size(); ++i) {
+    widths[i] = head[i].size();
+    for (const auto& c : cells) widths[i] = std::max(widths[i], c[i].size());
+  }
+  auto line = [&](const std::vector<std::string>& c) {
+    for (std::size_t i = 0; i < c.size(); ++i) {
+      if (i < 3)
+        out << std::left << std::setw(static_cast<int>(widths[i])) << c[i];
+      else
+        out << std::right << std::setw(static_cast<int>(widths[i])) << c[i];
+      out << (i + 1 < c.size() ? "  " : "\n");
+    }
+  };
+  line(head);
+  for (const auto& c : cells) line(c);
+}
+
+}  // namespace conv

@@ -1,0 +1,48 @@
+// One result row, printed as a table for people or as CSV for tools. Every
+// executable (steps, tour, sweeps) writes the same columns in the same order.
+#pragma once
+#include <cmath>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "common/device.hpp"
+#include "common/timing.hpp"
+
+namespace conv {
+
+struct Row {
+  std::string device, driver, date;
+  std::string step, variant;
+  int width = 0, height = 0;
+  std::string filter;
+  int filter_width = 0;
+  std::string border, wg;
+  int reps = 0;
+  double median_ms = NAN, min_ms = NAN, mean_ms = NAN;
+  double gflops = NAN, gbps = NAN;
+  double pct_limit = NAN;  // % of the roofline bound (see limits.hpp)
+  std::string limit;       // which limit bounds it: "copy" or "fma"
+  double speedup_serial = NAN, speedup_prev = NAN;
+  double max_abs_err = NAN, max_rel_err = NAN;
+};
+
+// Fills device, driver and date (UTC, YYYY-MM-DD).
+void stamp(Row& row, const DeviceFacts& facts);
+
+// Fills the timing columns and GFLOP/s (2*F*F per output pixel) and GB/s
+// (one read of the padded input plus one write of the output).
+void fill_metrics(Row& row, const Stats& stats, long long padded_pixels);
+
+std::string today_utc();
+
+const std::vector<std::string>& csv_columns();
+void write_csv_header(std::ostream& out);
+void write_csv_row(std::ostream& out, const Row& row);
+std::string csv_escape(const std::string& field);
+
+// An aligned table of the columns a person reads; `tour` adds the speedup
+// and limit columns.
+void write_table(std::ostream& out, const std::vector<Row>& rows, bool tour);
+
+}  // namespace conv

@@ -1,0 +1,21 @@
+// The one translation unit that compiles stb_image and stb_image_write (from
+// Debian's libstb-dev headers) into the harness.
+#define STB_IMAGE_IMPLEMENTATION
+#define STB_IMAGE_WRITE_IMPLEMENTATION
+#define STBI_NO_STDIO        // files are read by the harness, decoded from memory
+#define STBI_NO_HDR          // .hdr is not a format this project promises
+#define STBI_NO_LINEAR
+#define STBI_WRITE_NO_STDIO
+#define STBI_MAX_DIMENSIONS (1 << 16)
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#pragma GCC diagnostic ignored "-Wunused-function"
+#endif
+#include <stb/stb_image.h>
+#include <stb/stb_image_write.h>
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif

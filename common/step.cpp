@@ -1,0 +1,125 @@
+#include "common/step.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "common/errors.hpp"
+#include "common/program.hpp"
+
+namespace conv {
+
+Problem make_problem(const Image& image, const Filter& filter, Border border) {
+  return Problem{pad_image(image, filter.width, border), filter, border};
+}
+
+std::string Step::source(const RunOptions& options) const {
+  return options.kernel_source.empty() ? embedded_source() : options.kernel_source;
+}
+
+std::string Step::label(const RunOptions& options) const {
+  return options.kernel_label.empty() ? name() : options.kernel_label;
+}
+
+std::string Step::variant(const RunOptions& options) const {
+  auto all = variants();
+  if (options.variant.empty()) return all.front();
+  for (const auto& v : all)
+    if (v == options.variant) return v;
+  std::string list;
+  for (const auto& v : all) list += (list.empty() ? "" : ", ") + v;
+  throw UsageError("--variant: " + name() + " has no variant '" + options.variant +
+                   "' (it has: " + list + ")");
+}
+
+void check_buffer_size(DeviceContext& device, std::size_t bytes, const std::string& what) {
+  const auto& f = device.facts();
+  if (bytes > f.max_alloc_bytes)
+    throw Error(what + " needs a buffer of " + std::to_string(bytes) + " bytes, over " + f.name +
+                "'s limit of " + std::to_string(f.max_alloc_bytes) +
+                " bytes (CL_DEVICE_MAX_MEM_ALLOC_SIZE)");
+}
+
+void check_work_group(DeviceContext& device, const cl::Kernel& kernel, int wg_x, int wg_y) {
+  const auto& f = device.facts();
+  const std::string shape = std::to_string(wg_x) + "x" + std::to_string(wg_y);
+  const std::size_t items = static_cast<std::size_t>(wg_x) * wg_y;
+  if (items > f.max_work_group)
+    throw Error("work-group " + shape + " = " + std::to_string(items) + " work-items is over " +
+                f.name + "'s limit of " + std::to_string(f.max_work_group) +
+                " (CL_DEVICE_MAX_WORK_GROUP_SIZE)");
+  if (f.max_work_item_sizes.size() >= 2 &&
+      (static_cast<std::size_t>(wg_x) > f.max_work_item_sizes[0] ||
+       static_cast<std::size_t>(wg_y) > f.max_work_item_sizes[1]))
+    throw Error("work-group " + shape + " is over " + f.name + "'s per-dimension limits " +
+                std::to_string(f.max_work_item_sizes[0]) + "x" +
+                std::to_string(f.max_work_item_sizes[1]) + " (CL_DEVICE_MAX_WORK_ITEM_SIZES)");
+  const std::size_t kernel_max =
+      kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device.device());
+  if (items > kernel_max)
+    throw Error("work-group " + shape + " = " + std::to_string(items) +
+                " work-items is over this kernel's limit of " + std::to_string(kernel_max) +
+                " on " + f.name + " (CL_KERNEL_WORK_GROUP_SIZE)");
+}
+
+BufferLaunch::BufferLaunch(DeviceContext& device, const Problem& problem,
+                           cl_mem_flags filter_flags)
+    : out_width(problem.out_width()), out_height(problem.out_height()) {
+  const std::size_t in_bytes = problem.padded.pixels.size() * sizeof(float);
+  const std::size_t out_bytes = static_cast<std::size_t>(out_width) * out_height * sizeof(float);
+  check_buffer_size(device, in_bytes, "the padded input image");
+  check_buffer_size(device, out_bytes, "the output image");
+  const auto& ctx = device.context();
+  input = cl::Buffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, in_bytes,
+                     const_cast<float*>(problem.padded.pixels.data()));
+  filter = cl::Buffer(ctx, filter_flags | CL_MEM_COPY_HOST_PTR,
+                      problem.filter.weights.size() * sizeof(float),
+                      const_cast<float*>(problem.filter.weights.data()));
+  output = cl::Buffer(ctx, CL_MEM_WRITE_ONLY, out_bytes);
+}
+
+void BufferLaunch::set_ranges(DeviceContext& device, int wg_x, int wg_y, int items_x, int items_y) {
+  check_work_group(device, kernel, wg_x, wg_y);
+  if (items_x < 0) items_x = out_width;
+  if (items_y < 0) items_y = out_height;
+  global = cl::NDRange(round_up(static_cast<std::size_t>(items_x), static_cast<std::size_t>(wg_x)),
+                       round_up(static_cast<std::size_t>(items_y), static_cast<std::size_t>(wg_y)));
+  local = cl::NDRange(static_cast<std::size_t>(wg_x), static_cast<std::size_t>(wg_y));
+}
+
+cl::Event BufferLaunch::enqueue(cl::CommandQueue& queue) {
+  cl::Event event;
+  queue.enqueueNDRangeKernel(kernel, cl::NullRange, global, local, nullptr, &event);
+  return event;
+}
+
+void BufferLaunch::poison_output(cl::CommandQueue& queue) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  queue.enqueueFillBuffer(output, nan, 0, static_cast<std::size_t>(out_width) * out_height * sizeof(float));
+  queue.finish();
+}
+
+Image BufferLaunch::read_output(cl::CommandQueue& queue) {
+  Image out(out_width, out_height);
+  queue.enqueueReadBuffer(output, CL_TRUE, 0, out.pixels.size() * sizeof(float), out.pixels.data());
+  return out;
+}
+
+std::string BufferLaunch::work_group() const {
+  return std::to_string(local[0]) + "x" + std::to_string(local[1]);
+}
+
+RunResult run_step(Step& step, DeviceContext& device, const Problem& problem,
+                   const RunOptions& options, int reps, int warmup) {
+  auto launch = step.prepare(device, problem, options);
+  auto& queue = device.queue();
+  launch->poison_output(queue);
+  launch->enqueue(queue).wait();
+  RunResult result;
+  result.output = launch->read_output(queue);
+  result.work_group = launch->work_group();
+  if (reps > 0)
+    result.stats = time_launches([&] { return launch->enqueue(queue); }, warmup, reps);
+  return result;
+}
+
+}  // namespace conv

@@ -1,0 +1,109 @@
+// What a convolution step is, to the harness: a name, a kernel source, and a
+// launcher that turns a problem into a ready-to-run kernel launch.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/border.hpp"
+#include "common/device.hpp"
+#include "common/filter.hpp"
+#include "common/image.hpp"
+#include "common/timing.hpp"
+
+namespace conv {
+
+// One convolution to compute: the input already padded by the filter's reach,
+// so the output is (padded.width - F + 1) x (padded.height - F + 1).
+struct Problem {
+  Image padded;
+  Filter filter;
+  Border border = Border::zero;
+  int out_width() const { return padded.width - filter.width + 1; }
+  int out_height() const { return padded.height - filter.width + 1; }
+};
+
+Problem make_problem(const Image& image, const Filter& filter, Border border);
+
+struct RunOptions {
+  std::string variant;         // empty: the step's first (default) variant
+  int wg_x = 16, wg_y = 16;    // work-group shape
+  std::string kernel_source;   // empty: the step's embedded kernel
+  std::string kernel_label;    // names the source in build errors
+};
+
+// A prepared launch: buffers uploaded, arguments set.
+class Launch {
+ public:
+  virtual ~Launch() = default;
+  virtual cl::Event enqueue(cl::CommandQueue& queue) = 0;
+  // Fills the output with NaN, so a pixel the kernel forgets cannot pass.
+  virtual void poison_output(cl::CommandQueue& queue) = 0;
+  virtual Image read_output(cl::CommandQueue& queue) = 0;
+  // The work-group shape actually used, as "16x16" (may differ from asked).
+  virtual std::string work_group() const = 0;
+};
+
+class Step {
+ public:
+  virtual ~Step() = default;
+  virtual std::string name() const = 0;     // "step1-naive": folder and executable
+  virtual std::string summary() const = 0;  // one line for --help and the tour
+  virtual std::vector<std::string> variants() const { return {"default"}; }
+  virtual std::string embedded_source() const = 0;
+  virtual std::unique_ptr<Launch> prepare(DeviceContext& device, const Problem& problem,
+                                          const RunOptions& options) = 0;
+
+  // The source to build: --kernel's file if given, else the embedded one.
+  std::string source(const RunOptions& options) const;
+  std::string label(const RunOptions& options) const;
+  // The variant asked for, checked against variants(); "" -> the first one.
+  std::string variant(const RunOptions& options) const;
+};
+
+// The common case: a dense padded input buffer, a filter buffer and a dense
+// output buffer; one 2D kernel over the output, global size rounded up to
+// the work-group. Steps that need another layout write their own Launch.
+class BufferLaunch : public Launch {
+ public:
+  BufferLaunch(DeviceContext& device, const Problem& problem,
+               cl_mem_flags filter_flags = CL_MEM_READ_ONLY);
+  cl::Event enqueue(cl::CommandQueue& queue) override;
+  void poison_output(cl::CommandQueue& queue) override;
+  Image read_output(cl::CommandQueue& queue) override;
+  std::string work_group() const override;
+
+  // Checks the shape against the device and the kernel and sets the ranges:
+  // one work-item per output pixel unless items_x/items_y say otherwise.
+  void set_ranges(DeviceContext& device, int wg_x, int wg_y, int items_x = -1, int items_y = -1);
+
+  cl::Buffer input, filter, output;
+  cl::Kernel kernel;
+  cl::NDRange global, local;
+  int out_width = 0, out_height = 0;
+};
+
+// Throws Error naming the limit when a work-group of wg_x x wg_y cannot run
+// `kernel` on this device.
+void check_work_group(DeviceContext& device, const cl::Kernel& kernel, int wg_x, int wg_y);
+
+// Throws Error naming the limit when one buffer of `bytes` is more than the
+// device allows (CL_DEVICE_MAX_MEM_ALLOC_SIZE).
+void check_buffer_size(DeviceContext& device, std::size_t bytes, const std::string& what);
+
+inline std::size_t round_up(std::size_t value, std::size_t multiple) {
+  return (value + multiple - 1) / multiple * multiple;
+}
+
+struct RunResult {
+  Image output;   // from the first launch, into a poisoned buffer
+  Stats stats;    // of the timed launches
+  std::string work_group;
+};
+
+// Prepares, runs once into a poisoned output (that output is the result),
+// then `warmup` more untimed launches and `reps` timed ones.
+RunResult run_step(Step& step, DeviceContext& device, const Problem& problem,
+                   const RunOptions& options, int reps, int warmup = 1);
+
+}  // namespace conv

@@ -1,0 +1,29 @@
+// Kernel timing from OpenCL profiling events, and the statistics we report.
+#pragma once
+#include <functional>
+#include <vector>
+
+#include "common/cl.hpp"
+
+namespace conv {
+
+struct Stats {
+  double min_ms = 0, median_ms = 0, mean_ms = 0;
+  int reps = 0;
+};
+
+Stats summarize(std::vector<double> samples_ms);
+
+// Milliseconds between CL_PROFILING_COMMAND_START and _END of a finished event.
+double event_ms(const cl::Event& event);
+
+// Runs `launch` `warmup` times untimed, then `reps` times, waiting for each
+// and reading its profiling event. `launch` enqueues one kernel and returns
+// its event.
+Stats time_launches(const std::function<cl::Event()>& launch, int warmup, int reps);
+
+// Wall-clock times of `reps` runs of a host function (the serial baseline),
+// summarized the same way as the kernels'.
+Stats time_host(const std::function<void()>& work, int reps);
+
+}  // namespace conv
