@@ -75,6 +75,25 @@ void check_not_truncated(const std::string& name, const std::vector<std::uint8_t
     if (end < 4 || b[end - 2] != 0xFF || b[end - 1] != 0xD9)
       throw Error(name + ": truncated JPEG (no end-of-image marker)");
   }
+  if (b.size() >= 2 && b[0] == 'P' && (b[1] == '5' || b[1] == '6')) {  // binary PGM/PPM
+    std::size_t pos = 2;
+    long long fields[3] = {0, 0, 0};  // width, height, maxval
+    for (long long& field : fields) {
+      while (pos < b.size() && (std::isspace(b[pos]) || b[pos] == '#')) {
+        if (b[pos] == '#')
+          while (pos < b.size() && b[pos] != '\n') ++pos;
+        else
+          ++pos;
+      }
+      while (pos < b.size() && std::isdigit(b[pos]) && field < (1LL << 40))
+        field = field * 10 + (b[pos++] - '0');
+    }
+    ++pos;  // the single whitespace character before the raster
+    const long long bytes_per_sample = fields[2] > 255 ? 2 : 1;
+    const long long need = static_cast<long long>(w) * h * (b[1] == '6' ? 3 : 1) * bytes_per_sample;
+    if (pos > b.size() || static_cast<long long>(b.size() - pos) < need)
+      throw Error(name + ": truncated " + (b[1] == '6' ? "PPM" : "PGM") + " (pixel data ends early)");
+  }
   if (b.size() >= 54 && b[0] == 'B' && b[1] == 'M') {  // uncompressed BMP: pixel bytes present?
     std::uint32_t offset = u32(10);
     int bpp = u16(28);
@@ -90,16 +109,18 @@ void check_not_truncated(const std::string& name, const std::vector<std::uint8_t
 float luma(float r, float g, float b) { return 0.299f * r + 0.587f * g + 0.114f * b; }
 
 template <typename T>
-Image to_gray(const T* data, int w, int h, int channels, float scale) {
+Image to_gray(const T* data, int w, int h, int channels, float max_value) {
   Image img(w, h);
   const std::size_t n = static_cast<std::size_t>(w) * h;
   for (std::size_t i = 0; i < n; ++i) {
     const T* p = data + i * channels;
     float v;
-    if (channels >= 3)
-      v = luma(p[0] * scale, p[1] * scale, p[2] * scale);
+    if (channels >= 3 && p[0] == p[1] && p[1] == p[2])
+      v = p[0] / max_value;  // gray stored as RGB (BMP, JPEG) stays exact
+    else if (channels >= 3)
+      v = luma(p[0] / max_value, p[1] / max_value, p[2] / max_value);
     else
-      v = p[0] * scale;  // gray or gray+alpha: alpha is ignored
+      v = p[0] / max_value;  // gray or gray+alpha: alpha is ignored
     img.pixels[i] = v;
   }
   return img;
@@ -192,12 +213,12 @@ Image load_image(const std::string& path) {
     std::unique_ptr<stbi_us, void (*)(void*)> data(
         stbi_load_16_from_memory(bytes.data(), len, &w, &h, &channels, 0), stbi_image_free);
     if (!data) throw Error(path + ": cannot decode (" + stbi_failure_reason() + ")");
-    return to_gray(data.get(), w, h, channels, 1.0f / 65535.0f);
+    return to_gray(data.get(), w, h, channels, 65535.0f);
   }
   std::unique_ptr<stbi_uc, void (*)(void*)> data(
       stbi_load_from_memory(bytes.data(), len, &w, &h, &channels, 0), stbi_image_free);
   if (!data) throw Error(path + ": cannot decode (" + stbi_failure_reason() + ")");
-  return to_gray(data.get(), w, h, channels, 1.0f / 255.0f);
+  return to_gray(data.get(), w, h, channels, 255.0f);
 }
 
 Image load_image_spec(const std::string& spec) {

@@ -1,0 +1,202 @@
+// The conformance suite: every registered step (and each of its variants)
+// against the serial reference, over sizes that are not multiples of any
+// work-group, filter widths 1..31 odd and even, four work-group shapes and
+// both borders. Test cases are registered per step at start-up, tagged with
+// the step's name, so `ctest -L step1-naive` runs one step's cases.
+#define CATCH_CONFIG_RUNNER
+#include <catch2/catch.hpp>
+
+#include <deque>
+#include <functional>
+#include <random>
+
+#include "common/reference.hpp"
+#include "common/registry.hpp"
+#include "tests/support.hpp"
+
+using namespace conv;
+using conv::test::device;
+
+namespace {
+
+struct Shape {
+  int x, y;
+};
+const Shape kWorkGroups[] = {{8, 8}, {16, 16}, {32, 8}, {8, 32}};
+const int kWidths[] = {1, 2, 3, 4, 5, 7, 8, 13, 16, 17, 31, -1};  // -1: motion45
+
+Filter filter_for(int width, std::mt19937& rng) {
+  return width < 0 ? parse_filter_spec("motion45") : conv::test::random_filter(width, rng);
+}
+
+std::string case_name(const Image& img, const Filter& f, Border b, Shape wg,
+                      const std::string& variant) {
+  return std::to_string(img.width) + "x" + std::to_string(img.height) + ", filter " + f.name +
+         ", border " + border_name(b) + ", wg " + std::to_string(wg.x) + "x" +
+         std::to_string(wg.y) + ", variant " + variant;
+}
+
+// Runs one case into a NaN-poisoned output and checks every pixel.
+void check_case(Step& step, const std::string& variant, const Image& img, const Filter& f,
+                Border border, Shape wg) {
+  INFO(step.name() << ": " << case_name(img, f, border, wg, variant) << "; "
+                   << conv::test::seed_note());
+  const Problem problem = make_problem(img, f, border);
+  RunOptions options;
+  options.variant = variant;
+  options.wg_x = wg.x;
+  options.wg_y = wg.y;
+  const RunResult result = run_step(step, device(), problem, options, 0);
+  const Comparison cmp =
+      compare_with_reference(result.output, reference_correlate(problem.padded, f), f.width);
+  INFO(cmp.describe());
+  CHECK(cmp.passed());
+}
+
+using Body = std::function<void(Step&, std::mt19937&)>;
+
+// Sizes 1x1 .. 17x33 with every filter width, every variant.
+void small_sizes(Step& step, std::mt19937& rng) {
+  const Shape sizes[] = {{1, 1}, {3, 2}, {16, 16}, {17, 33}};
+  int i = 0;
+  for (const auto& variant : step.variants())
+    for (Shape s : sizes)
+      for (int w : kWidths) {
+        ++i;
+        check_case(step, variant, conv::test::random_image(s.x, s.y, rng), filter_for(w, rng),
+                   i % 2 ? Border::zero : Border::clamp, kWorkGroups[i % 4]);
+      }
+}
+
+void medium_size(Step& step, std::mt19937& rng) {
+  int i = 0;
+  for (const auto& variant : step.variants())
+    for (int w : kWidths) {
+      ++i;
+      check_case(step, variant, conv::test::random_image(600, 400, rng), filter_for(w, rng),
+                 i % 2 ? Border::clamp : Border::zero, kWorkGroups[(i + 1) % 4]);
+    }
+}
+
+void large_size(Step& step, std::mt19937& rng) {
+  int i = 0;
+  for (const auto& variant : step.variants())
+    for (int w : {1, 4, -1, 13}) {
+      ++i;
+      check_case(step, variant, conv::test::random_image(1919, 1079, rng), filter_for(w, rng),
+                 i % 2 ? Border::zero : Border::clamp, kWorkGroups[(i + 2) % 4]);
+    }
+}
+
+void huge_size(Step& step, std::mt19937& rng) {
+  const Image img = conv::test::random_image(4096, 4096, rng);
+  check_case(step, step.variants().back(), img, filter_for(3, rng), Border::clamp, {16, 16});
+}
+
+void shapes_and_borders(Step& step, std::mt19937& rng) {
+  const auto variants = step.variants();
+  int i = 0;
+  for (Shape size : {Shape{17, 33}, Shape{600, 400}})
+    for (Shape wg : kWorkGroups)
+      for (Border b : {Border::zero, Border::clamp})
+        check_case(step, variants[i++ % variants.size()],
+                   conv::test::random_image(size.x, size.y, rng), filter_for(5, rng), b, wg);
+}
+
+// A single 1 in a field of 0s: the output around it is the filter, rotated
+// by 180 degrees (correlation), exactly: every other term is 0 * w.
+void impulse(Step& step, std::mt19937& rng) {
+  for (const auto& variant : step.variants())
+    for (int w : {1, 2, 3, 4, 7, 8, 16, 17}) {
+      const Filter f = filter_for(w, rng);
+      const int size = 2 * w + 5, px = size / 2, py = size / 2 - 1;
+      Image img(size, size + 3, 0.0f);
+      img.at(px, py) = 1.0f;
+      RunOptions options;
+      options.variant = variant;
+      const RunResult r = run_step(step, device(), make_problem(img, f, Border::zero), options, 0);
+      const int a = w / 2;
+      INFO(step.name() << " variant " << variant << ", filter width " << w << "; "
+                       << conv::test::seed_note());
+      int mismatches = 0;
+      for (int y = 0; y < r.output.height; ++y)
+        for (int x = 0; x < r.output.width; ++x) {
+          const int row = py - y + a, col = px - x + a;
+          const bool inside = row >= 0 && row < w && col >= 0 && col < w;
+          const float expected = inside ? f.at(row, col) : 0.0f;
+          if (r.output.at(x, y) != expected) ++mismatches;
+        }
+      CHECK(mismatches == 0);
+    }
+}
+
+// A constant image with the clamp border: every output is c * sum(weights).
+void constant(Step& step, std::mt19937& rng) {
+  for (const auto& variant : step.variants())
+    for (int w : {1, 3, 6, 7, 16, 31}) {
+      const Filter f = filter_for(w, rng);
+      const float c = std::uniform_real_distribution<float>(0.25f, 1.0f)(rng);
+      Image img(45, 37, c);
+      RunOptions options;
+      options.variant = variant;
+      const RunResult r = run_step(step, device(), make_problem(img, f, Border::clamp), options, 0);
+      double abs_sum = 0;
+      for (float v : f.weights) abs_sum += std::fabs(v) * c;
+      const double expected = f.sum() * c, tolerance = w * w * 1.2e-7 * abs_sum + 1e-30;
+      INFO(step.name() << " variant " << variant << ", filter width " << w << ", c = " << c
+                       << "; " << conv::test::seed_note());
+      double worst = 0;
+      for (float v : r.output.pixels)
+        worst = std::isfinite(v) ? std::max(worst, std::fabs(v - expected)) : INFINITY;
+      INFO("worst deviation " << worst << ", tolerance " << tolerance);
+      CHECK(worst <= tolerance);
+    }
+}
+
+struct Group {
+  const char* title;
+  Body body;
+};
+const Group kGroups[] = {
+    {"sizes 1x1, 3x2, 16x16, 17x33 x every filter width", small_sizes},
+    {"600x400 x every filter width", medium_size},
+    {"1919x1079", large_size},
+    {"4096x4096", huge_size},
+    {"work-group shapes x borders", shapes_and_borders},
+    {"an impulse reproduces the filter", impulse},
+    {"a constant image gives the weight sum", constant},
+};
+
+struct GroupInvoker : Catch::ITestInvoker {
+  std::string step_name;
+  const Group* group;
+  GroupInvoker(std::string s, const Group* g) : step_name(std::move(s)), group(g) {}
+  void invoke() const override {
+    auto step = find_step(step_name);
+    // A seed per case, derived from the run's seed, so cases are independent.
+    std::seed_seq seq{conv::test::run_seed(), static_cast<std::uint32_t>(std::hash<std::string>{}(
+                                                   step_name + group->title))};
+    std::mt19937 rng(seq);
+    group->body(*step, rng);
+  }
+};
+
+void register_cases() {
+  static std::deque<std::string> names;  // Catch keeps StringRefs to these
+  for (const auto& step : all_steps())
+    for (const auto& group : kGroups) {
+      names.push_back(step->name() + ": " + group.title);
+      const std::string& name = names.back();
+      names.push_back("[conformance][" + step->name() + "]");
+      const std::string& tags = names.back();
+      Catch::AutoReg(new GroupInvoker(step->name(), &group), CATCH_INTERNAL_LINEINFO,
+                     Catch::StringRef(), Catch::NameAndTags{name, tags});
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  register_cases();
+  return Catch::Session().run(argc, argv);
+}

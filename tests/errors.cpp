@@ -1,0 +1,223 @@
+// The executables as a user meets them: every error is one line on stderr
+// and exit status 1 (2 for usage), never a crash; results match the serial
+// reference; --help tells the truth; nothing half-written is left behind.
+#include <catch2/catch.hpp>
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <random>
+#include <sstream>
+
+#include "common/border.hpp"
+#include "common/filter.hpp"
+#include "common/image.hpp"
+#include "common/reference.hpp"
+#include "common/registry.hpp"
+#include "tests/encode.hpp"
+#include "tests/files.hpp"
+
+using namespace conv;
+using Catch::Matchers::Contains;
+
+namespace {
+
+struct Outcome {
+  int status = -1;        // exit status, or -1 when killed by a signal
+  int signal = 0;
+  std::string out, err;
+  int err_lines() const { return static_cast<int>(std::count(err.begin(), err.end(), '\n')); }
+};
+
+std::string slurp(const std::string& path) {
+  auto bytes = conv::test::read_bytes(path);
+  return std::string(bytes.begin(), bytes.end());
+}
+
+Outcome run(const std::string& program, std::vector<std::string> args) {
+  const std::string exe = std::string(CLCONV_BIN_DIR) + "/" + program;
+  const std::string out = conv::test::scratch_dir() + "/stdout", err = conv::test::scratch_dir() + "/stderr";
+  pid_t pid = fork();
+  if (pid == 0) {
+    int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int in = open("/dev/null", O_RDONLY);
+    dup2(o, 1);
+    dup2(e, 2);
+    dup2(in, 0);
+    std::vector<char*> argv;
+    argv.push_back(const_cast<char*>(exe.c_str()));
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(exe.c_str(), argv.data());
+    _exit(127);
+  }
+  int wstatus = 0;
+  waitpid(pid, &wstatus, 0);
+  Outcome r;
+  if (WIFEXITED(wstatus)) r.status = WEXITSTATUS(wstatus);
+  if (WIFSIGNALED(wstatus)) r.signal = WTERMSIG(wstatus);
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+std::vector<std::string> step_programs() {
+  std::vector<std::string> names;
+  for (auto& s : all_steps()) names.push_back(s->name());
+  return names;
+}
+
+// One line on stderr naming `needle`, and the expected status.
+void expect_error(const Outcome& r, int status, const std::string& needle) {
+  INFO("stderr: " << r.err);
+  CHECK(r.signal == 0);
+  CHECK(r.status == status);
+  CHECK(r.err_lines() == 1);
+  CHECK_THAT(r.err, Contains(needle));
+}
+
+}  // namespace
+
+TEST_CASE("every executable answers --help with exit 0 and its real options", "[cli]") {
+  auto programs = step_programs();
+  programs.push_back("tour");
+  for (const auto& p : programs) {
+    INFO(p);
+    const Outcome r = run(p, {"--help"});
+    CHECK(r.status == 0);
+    for (const char* opt : {"--image", "--filter", "--border", "--wg", "--reps", "--csv",
+                            "--list-devices", "--platform", "--device", "--device-type"})
+      CHECK_THAT(r.out, Contains(opt));
+  }
+  const Outcome step = run("step1-naive", {"--help"});
+  for (const char* opt : {"--output", "--verify", "--kernel"}) CHECK_THAT(step.out, Contains(opt));
+}
+
+TEST_CASE("list-devices lists at least one device", "[cli]") {
+  const Outcome r = run("step1-naive", {"--list-devices"});
+  CHECK(r.status == 0);
+  CHECK_THAT(r.out, Contains("platform 0") && Contains("device 0"));
+}
+
+TEST_CASE("usage errors exit 2 with one line", "[cli][errors]") {
+  for (const auto& p : step_programs()) {
+    INFO(p);
+    expect_error(run(p, {"--image", "synthetic:0x10"}), 2, "must be positive");
+    expect_error(run(p, {"--image", "synthetic:-5x10"}), 2, "synthetic");
+    expect_error(run(p, {"--wg", "0x8"}), 2, "--wg");
+    expect_error(run(p, {"--wg", "-1x8"}), 2, "--wg");
+    expect_error(run(p, {"--wg", "sixteen"}), 2, "--wg");
+    expect_error(run(p, {"--reps", "0"}), 2, "reps");
+    expect_error(run(p, {"--border", "mirror"}), 2, "--border");
+    expect_error(run(p, {"--filter", "box:0"}), 2, "--filter");
+    expect_error(run(p, {"--filter", "nonsense"}), 2, "unknown filter");
+    expect_error(run(p, {"--output", "result.txt"}), 2, ".png or .pfm");
+    expect_error(run(p, {"--no-such-option"}), 2, "no-such-option");
+    expect_error(run(p, {"--device-type", "fpga"}), 2, "device-type");
+  }
+  expect_error(run("tour", {"--image", "synthetic:0x10"}), 2, "must be positive");
+}
+
+TEST_CASE("bad inputs exit 1 with one line naming the file", "[cli][errors]") {
+  using conv::test::write_scratch;
+  const std::string dir = conv::test::scratch_dir();
+  std::vector<std::uint8_t> px(32 * 32, 77);
+  auto png = conv::test::encode("png", 32, 32, 1, px);
+  png.resize(png.size() / 2);
+  const std::string truncated = write_scratch("truncated.png", png);
+  const std::string corrupt = write_scratch("corrupt.png", std::string("\x89PNG\r\n\x1a\n garbage garbage"));
+  const std::string empty = write_scratch("empty.bmp", std::string());
+  const std::string bad_filter = write_scratch("bad-filter.txt", "1 2 3\n4 five 6\n7 8 9\n");
+  const std::string nan_filter = write_scratch("nan-filter.txt", "1 2 3 nan");
+  const std::string bad_kernel = write_scratch("bad.cl", "__kernel void convolve() { this_is_not_c; }\n");
+
+  for (const auto& p : step_programs()) {
+    INFO(p);
+    expect_error(run(p, {"--image", dir + "/missing.png"}), 1, "missing.png");
+    expect_error(run(p, {"--image", truncated}), 1, "truncated.png");
+    expect_error(run(p, {"--image", corrupt}), 1, "corrupt.png");
+    expect_error(run(p, {"--image", empty}), 1, "empty.bmp");
+    expect_error(run(p, {"--image", dir}), 1, "directory");
+    expect_error(run(p, {"--filter", "file:" + bad_filter}), 1, "line 2");
+    expect_error(run(p, {"--filter", "file:" + nan_filter}), 1, "nan-filter.txt");
+    expect_error(run(p, {"--filter", "file:" + dir + "/none.txt"}), 1, "none.txt");
+    expect_error(run(p, {"--kernel", dir + "/none.cl"}), 1, "none.cl");
+    expect_error(run(p, {"--image", "synthetic:8x8", "--wg", "4096x4096"}), 1, "limit");
+    expect_error(run(p, {"--image", "synthetic:8x8", "--platform", "99"}), 1, "out of range");
+    expect_error(run(p, {"--image", "synthetic:8x8", "--device", "99"}), 1, "out of range");
+    expect_error(run(p, {"--image", "synthetic:8x8", "--output", dir + "/no/such/dir/out.png"}), 1,
+                 "does not exist");
+
+    // A kernel that does not compile: the build log reaches the user.
+    const Outcome r = run(p, {"--image", "synthetic:8x8", "--kernel", bad_kernel});
+    INFO(r.err);
+    CHECK(r.signal == 0);
+    CHECK(r.status == 1);
+    CHECK_THAT(r.err, Contains("bad.cl") && Contains("build log") && Contains("this_is_not_c"));
+  }
+}
+
+TEST_CASE("step output as PFM matches the serial result for a file image and filter", "[cli]") {
+  using conv::test::write_scratch;
+  std::mt19937 rng(12345);
+  const int w = 37, h = 23;
+  std::vector<std::uint8_t> px(w * h);
+  for (auto& v : px) v = static_cast<std::uint8_t>(rng() % 256);
+  const std::string image = write_scratch("in.pgm", conv::test::encode("pgm", w, h, 1, px));
+  const std::string filter = write_scratch("f.txt", "# 4x4, even\n1 -2 3 0.5\n0 0 1 1\n-1 2 2 2\n0.25 0 0 -3\n");
+  for (const auto& p : step_programs())
+    for (const char* border : {"zero", "clamp"}) {
+      INFO(p << ", border " << border);
+      const std::string out = conv::test::scratch_dir() + "/" + p + "-" + border + ".pfm";
+      const Outcome r = run(p, {"--image", image, "--filter", "file:" + filter, "--border", border,
+                                "--output", out, "--reps", "1", "--verify"});
+      INFO(r.err);
+      REQUIRE(r.status == 0);
+      const Image result = load_image(out);
+      const Filter f = parse_filter_spec("file:" + filter);
+      const Reference ref = reference_correlate(pad_image(load_image(image), 4, parse_border(border)), f);
+      CHECK(compare_with_reference(result, ref, f.width).passed());
+    }
+}
+
+TEST_CASE("verify fails (exit 1) for a wrong kernel, and no temporary files stay", "[cli]") {
+  // A kernel that computes the wrong thing: every output 0.
+  const std::string wrong = conv::test::write_scratch(
+      "wrong.cl",
+      "__kernel void convolve(__global const float* in, __global const float* f, __global float* out,\n"
+      "                       int pitch, int w, int h, int fw) {\n"
+      "  int x = get_global_id(0), y = get_global_id(1);\n"
+      "  if (x < w && y < h) out[y * w + x] = 0.0f;\n"
+      "}\n");
+  const std::string out = conv::test::scratch_dir() + "/wrong.png";
+  const Outcome r = run("step1-naive", {"--image", "synthetic:20x20", "--kernel", wrong, "--verify",
+                                        "--reps", "1", "--output", out});
+  CHECK(r.status == 1);
+  CHECK_THAT(r.err, Contains("FAILED"));
+  for (const auto& entry : std::filesystem::directory_iterator(conv::test::scratch_dir()))
+    CHECK_THAT(entry.path().string(), !Contains(".tmp."));
+}
+
+TEST_CASE("the tour runs every step and prints one CSV header", "[cli][tour]") {
+  const Outcome r = run("tour", {"--image", "synthetic:67x45", "--filter", "gaussian:5", "--reps", "2", "--csv"});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  std::istringstream lines(r.out);
+  std::string line;
+  std::getline(lines, line);
+  CHECK_THAT(line, Catch::StartsWith("device,driver,"));
+  int rows = 0;
+  bool seen_serial = false;
+  while (std::getline(lines, line)) {
+    CHECK_THAT(line, !Contains("device,driver,"));
+    seen_serial |= line.find(",serial,") != std::string::npos;
+    ++rows;
+  }
+  CHECK(seen_serial);
+  CHECK(rows == 1 + static_cast<int>(step_programs().size()));
+  for (const auto& p : step_programs()) CHECK_THAT(r.out, Contains("," + p + ","));
+}

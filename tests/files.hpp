@@ -1,0 +1,15 @@
+// Scratch files for tests: a fresh temporary folder per process, removed at exit.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace conv::test {
+
+std::string scratch_dir();
+std::string write_scratch(const std::string& name, const std::string& bytes);
+std::string write_scratch(const std::string& name, const std::vector<std::uint8_t>& bytes);
+std::vector<std::uint8_t> read_bytes(const std::string& path);
+bool file_exists(const std::string& path);
+
+}  // namespace conv::test

@@ -1,0 +1,28 @@
+// What the test programs share: one device for the whole process (chosen by
+// the same CLCONV_* variables as the executables), a fresh random seed per
+// run that is printed on failure, and random images and filters.
+#pragma once
+#include <cstdint>
+#include <random>
+#include <string>
+
+#include "common/device.hpp"
+#include "common/filter.hpp"
+#include "common/image.hpp"
+
+namespace conv::test {
+
+// The device every test uses: CLCONV_PLATFORM / CLCONV_DEVICE /
+// CLCONV_DEVICE_TYPE, else the default choice.
+DeviceContext& device();
+
+// Seed for this process: CLCONV_TEST_SEED if set, else a fresh random one.
+// Tests put it in an INFO() so a failure prints it.
+std::uint32_t run_seed();
+std::string seed_note();  // "seed 1234 (rerun with CLCONV_TEST_SEED=1234)"
+
+Image random_image(int width, int height, std::mt19937& rng);
+// A random F x F filter with weights in [-1, 1].
+Filter random_filter(int width, std::mt19937& rng);
+
+}  // namespace conv::test
