@@ -17,7 +17,7 @@ extern const char* const common_probes;
 
 namespace {
 
-constexpr const char* kProbeVersion = "probe-v1";
+constexpr const char* kProbeVersion = "probe-v2";
 
 std::string cache_file() {
   const char* xdg = std::getenv("XDG_CACHE_HOME");
@@ -68,8 +68,8 @@ DeviceLimits probe_limits(DeviceContext& device) {
   limits.copy_gbps = 2.0 * static_cast<double>(bytes) / (copy_ms * 1e6);
 
   // FMA: enough work-items to fill every compute unit many times over.
-  const std::size_t items = gpu ? (std::size_t{1} << 20) : (std::size_t{1} << 14);
-  const int iterations = gpu ? 32 : 64;
+  const std::size_t items = gpu ? (std::size_t{1} << 18) : (std::size_t{1} << 11);
+  const int iterations = gpu ? 16 : 64;
   cl::Buffer sink(device.context(), CL_MEM_WRITE_ONLY, items * sizeof(float));
   cl::Kernel fma(program, "fma_probe");
   fma.setArg(0, sink);
@@ -81,7 +81,7 @@ DeviceLimits probe_limits(DeviceContext& device) {
     queue.enqueueNDRangeKernel(fma, cl::NullRange, cl::NDRange(items), cl::NullRange, nullptr, &e);
     return e;
   });
-  const double flops = 2.0 * 8 * 16 * iterations * static_cast<double>(items);
+  const double flops = 2.0 * 1024 * iterations * static_cast<double>(items);
   limits.fma_gflops = flops / (fma_ms * 1e6);
   return limits;
 }
