@@ -39,6 +39,36 @@ void check_buffer_size(DeviceContext& device, std::size_t bytes, const std::stri
                 " bytes (CL_DEVICE_MAX_MEM_ALLOC_SIZE)");
 }
 
+void check_constant_filter(DeviceContext& device, const Filter& filter) {
+  const std::size_t bytes = filter.weights.size() * sizeof(float);
+  const std::size_t limit = device.facts().constant_mem_bytes;
+  if (bytes > limit)
+    throw Error("the " + std::to_string(filter.width) + "x" + std::to_string(filter.width) +
+                " filter needs " + std::to_string(bytes) + " bytes of constant memory, over " +
+                device.facts().name + "'s limit of " + std::to_string(limit) +
+                " bytes (CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE)");
+}
+
+void check_local_memory(DeviceContext& device, const cl::Kernel& kernel, std::size_t bytes,
+                        const std::string& what) {
+  const std::size_t limit = device.facts().local_mem_bytes;
+  const std::size_t used = kernel.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(device.device());
+  if (used + bytes > limit)
+    throw Error(what + " needs " + std::to_string(bytes) + " bytes of local memory" +
+                (used ? " (plus " + std::to_string(used) + " the kernel uses already)" : "") +
+                ", over " + device.facts().name + "'s limit of " + std::to_string(limit) +
+                " bytes (CL_DEVICE_LOCAL_MEM_SIZE)");
+}
+
+cl::Kernel make_kernel(const cl::Program& program, const std::string& name,
+                       const std::string& label) {
+  try {
+    return cl::Kernel(program, name.c_str());
+  } catch (const cl::Error& e) {
+    throw Error(label + ": no kernel named '" + name + "' (" + cl_error_name(e.err()) + ")");
+  }
+}
+
 void check_work_group(DeviceContext& device, const cl::Kernel& kernel, int wg_x, int wg_y) {
   const auto& f = device.facts();
   const std::string shape = std::to_string(wg_x) + "x" + std::to_string(wg_y);
@@ -75,6 +105,16 @@ BufferLaunch::BufferLaunch(DeviceContext& device, const Problem& problem,
                       problem.filter.weights.size() * sizeof(float),
                       const_cast<float*>(problem.filter.weights.data()));
   output = cl::Buffer(ctx, CL_MEM_WRITE_ONLY, out_bytes);
+}
+
+void BufferLaunch::set_standard_args(const Problem& problem) {
+  kernel.setArg(0, input);
+  kernel.setArg(1, filter);
+  kernel.setArg(2, output);
+  kernel.setArg(3, problem.padded.width);
+  kernel.setArg(4, problem.out_width());
+  kernel.setArg(5, problem.out_height());
+  kernel.setArg(6, problem.filter.width);
 }
 
 void BufferLaunch::set_ranges(DeviceContext& device, int wg_x, int wg_y, int items_x, int items_y) {

@@ -73,6 +73,10 @@ class BufferLaunch : public Launch {
   Image read_output(cl::CommandQueue& queue) override;
   std::string work_group() const override;
 
+  // Sets the arguments every 2D step's kernel starts with: input, filter,
+  // output, in_pitch, out_width, out_height, filter_width (0..6).
+  void set_standard_args(const Problem& problem);
+
   // Checks the shape against the device and the kernel and sets the ranges:
   // one work-item per output pixel unless items_x/items_y say otherwise.
   void set_ranges(DeviceContext& device, int wg_x, int wg_y, int items_x = -1, int items_y = -1);
@@ -90,6 +94,20 @@ void check_work_group(DeviceContext& device, const cl::Kernel& kernel, int wg_x,
 // Throws Error naming the limit when one buffer of `bytes` is more than the
 // device allows (CL_DEVICE_MAX_MEM_ALLOC_SIZE).
 void check_buffer_size(DeviceContext& device, std::size_t bytes, const std::string& what);
+
+// Throws Error naming both numbers when the filter does not fit in the
+// device's constant memory (CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE).
+void check_constant_filter(DeviceContext& device, const Filter& filter);
+
+// Throws Error naming both numbers when `bytes` of __local memory, on top of
+// what `kernel` already uses, exceed the device's local memory.
+void check_local_memory(DeviceContext& device, const cl::Kernel& kernel, std::size_t bytes,
+                        const std::string& what);
+
+// The kernel called `name` in `program`; a clear Error when a --kernel file
+// does not define it.
+cl::Kernel make_kernel(const cl::Program& program, const std::string& name,
+                       const std::string& label);
 
 inline std::size_t round_up(std::size_t value, std::size_t multiple) {
   return (value + multiple - 1) / multiple * multiple;

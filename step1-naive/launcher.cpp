@@ -21,14 +21,8 @@ class NaiveStep : public Step {
                                   const RunOptions& options) override {
     auto launch = std::make_unique<BufferLaunch>(device, problem);
     cl::Program program = device.program(source(options), "", label(options));
-    launch->kernel = cl::Kernel(program, "convolve");
-    launch->kernel.setArg(0, launch->input);
-    launch->kernel.setArg(1, launch->filter);
-    launch->kernel.setArg(2, launch->output);
-    launch->kernel.setArg(3, problem.padded.width);
-    launch->kernel.setArg(4, problem.out_width());
-    launch->kernel.setArg(5, problem.out_height());
-    launch->kernel.setArg(6, problem.filter.width);
+    launch->kernel = make_kernel(program, "convolve", label(options));
+    launch->set_standard_args(problem);
     launch->set_ranges(device, options.wg_x, options.wg_y);
     return launch;
   }

@@ -453,3 +453,27 @@ TEST_CASE("a buffer larger than the device allows is refused with the limit name
                     Contains("the test image") && Contains(std::to_string(limit)));
   CHECK_NOTHROW(check_buffer_size(device, 1024, "small"));
 }
+
+TEST_CASE("a filter over the constant-memory limit is refused with both numbers", "[device][errors]") {
+  auto& device = conv::test::device();
+  const std::size_t limit = device.facts().constant_mem_bytes;
+  Filter big;
+  big.width = static_cast<int>(std::sqrt(static_cast<double>(limit / sizeof(float)))) + 1;
+  big.weights.assign(static_cast<std::size_t>(big.width) * big.width, 0.0f);
+  const std::string bytes = std::to_string(big.weights.size() * sizeof(float));
+  CHECK_THROWS_WITH(check_constant_filter(device, big),
+                    Contains(bytes) && Contains(std::to_string(limit)) && Contains("constant"));
+  CHECK_NOTHROW(check_constant_filter(device, parse_filter_spec("box:31")));
+}
+
+TEST_CASE("local memory over the limit is refused with both numbers", "[device][errors]") {
+  auto& device = conv::test::device();
+  const std::size_t limit = device.facts().local_mem_bytes;
+  cl::Program program = device.program("__kernel void k(__local float* t) { t[0] = 1.0f; }", "", "k.cl");
+  cl::Kernel kernel = make_kernel(program, "k", "k.cl");
+  CHECK_THROWS_WITH(check_local_memory(device, kernel, limit + 4, "a test tile"),
+                    Contains("a test tile") && Contains(std::to_string(limit + 4)) &&
+                        Contains(std::to_string(limit)));
+  CHECK_NOTHROW(check_local_memory(device, kernel, 1024, "a small tile"));
+  CHECK_THROWS_WITH(make_kernel(program, "convolve", "k.cl"), Contains("no kernel named 'convolve'"));
+}
