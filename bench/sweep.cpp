@@ -70,6 +70,7 @@ int main(int argc, char** argv) {
                 filters_text = "motion45", wgs_text = "16x16", border_text = "zero", output;
     int reps = 10, serial_reps = 3;
     bool serial = false, no_check = false, reprobe = false;
+    std::vector<std::string> set_texts;
     app.add_option("--steps", steps_text, "Steps by name or number, comma-separated (default: all)");
     app.add_option("--variants", variants_text,
                    "default (each step's first), all, or names, comma-separated")
@@ -81,6 +82,9 @@ int main(int argc, char** argv) {
                    "Filter specs, comma-separated; kind:A..B expands to widths A to B")
         ->capture_default_str();
     app.add_option("--wgs", wgs_text, "Work-group shapes, comma-separated")->capture_default_str();
+    app.add_option("--set", set_texts,
+                   "A step's own option and the values to sweep, NAME=V1,V2 (for example "
+                   "aligned=on,off or block=4x4,8x8); steps without it ignore it");
     app.add_option("--border", border_text, "zero or clamp")->capture_default_str();
     app.add_option("--reps", reps, "Timed launches per run")->capture_default_str()->check(CLI::Range(1, 100000));
     app.add_flag("--serial", serial, "Also time the serial baseline per image and filter");
@@ -116,6 +120,37 @@ int main(int argc, char** argv) {
           probe.variant = v;
           step->variant(probe);  // unknown variant: usage error now, not later
         }
+    std::vector<std::pair<std::string, std::vector<std::string>>> sets;
+    for (const auto& text : set_texts) {
+      const auto eq = text.find('=');
+      if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+        throw UsageError("--set: expected NAME=V1,V2, got '" + text + "'");
+      sets.push_back({text.substr(0, eq), split(text.substr(eq + 1))});
+    }
+    // Every combination of the --set values that this step has a setting for.
+    auto settings_for = [&](const Step& step) {
+      std::vector<std::map<std::string, std::string>> combos = {{}};
+      for (const auto& [name, values] : sets) {
+        bool has = false;
+        for (const auto& st : step.settings()) has |= st.name == name;
+        if (!has) continue;
+        std::vector<std::map<std::string, std::string>> next;
+        for (const auto& combo : combos)
+          for (const auto& v : values) {
+            auto c = combo;
+            c[name] = v;
+            next.push_back(c);
+          }
+        combos = next;
+      }
+      return combos;
+    };
+    for (auto& step : steps)
+      for (const auto& combo : settings_for(*step)) {
+        RunOptions probe;
+        probe.settings = combo;
+        step->describe(probe);  // unknown values: usage error now
+      }
     if (!output.empty() && output.size() > 4 && output.substr(output.size() - 4) != ".csv")
       throw UsageError("--output: '" + output + "' must end in .csv");
 
@@ -183,13 +218,15 @@ int main(int argc, char** argv) {
             else if (variants_text != "all")
               variants = split(variants_text);
             double first_ms = 0;
-            for (const auto& variant : variants) {
+            for (const auto& variant : variants)
+            for (const auto& combo : settings_for(*step)) {
               RunOptions options;
               options.variant = variant;
+              options.settings = combo;
               options.wg_x = wg_x;
               options.wg_y = wg_y;
               std::cerr << "sweep: [" << done << "/" << total << "] " << step->name() << " "
-                        << variant << ", " << image.width << "x" << image.height << ", "
+                        << step->describe(options) << ", " << image.width << "x" << image.height << ", "
                         << filter.name << ", wg " << wg_x << "x" << wg_y << "\n";
               RunResult result;
               try {
@@ -198,7 +235,7 @@ int main(int argc, char** argv) {
                 std::cerr << "sweep: skipped: " << e.what() << "\n";
                 continue;
               }
-              Row row = row_for(step->name(), variant);
+              Row row = row_for(step->name(), step->describe(options));
               row.wg = result.work_group;
               finish(row, result.stats, result.output, serial_ms);
               if (prev_ms > 0) row.speedup_prev = prev_ms / row.median_ms;

@@ -82,6 +82,7 @@ int step_main(int argc, char** argv, Step& step) {
     DeviceOptions device_options;
     ProblemOptions problem_options;
     std::string wg = "16x16", output, kernel_file, variant;
+    std::map<std::string, std::string> run_settings;
     int reps = 10;
     bool verify = false, csv = false;
     add_problem_options(app, problem_options);
@@ -90,6 +91,11 @@ int step_main(int argc, char** argv, Step& step) {
       for (const auto& v : step.variants()) list += (list.empty() ? "" : ", ") + v;
       app.add_option("--variant", variant, "Kernel variant: " + list + " (default: " +
                                                step.variants().front() + ")");
+    }
+    for (const auto& setting : step.settings()) {
+      auto* opt = app.add_option("--" + setting.name, run_settings[setting.name], setting.help);
+      opt->default_str(setting.default_value);
+      if (!setting.choices.empty()) opt->check(CLI::IsMember(setting.choices));
     }
     app.add_option("--wg", wg, "Work-group shape WxH")->capture_default_str();
     app.add_option("--reps", reps, "Timed launches (after one warm-up)")
@@ -110,7 +116,9 @@ int step_main(int argc, char** argv, Step& step) {
     RunOptions run;
     std::tie(run.wg_x, run.wg_y) = parse_size(wg, "--wg", 1 << 14);
     run.variant = variant;
-    step.variant(run);  // reject an unknown variant before any work
+    for (const auto& [name, value] : run_settings)
+      if (!value.empty()) run.settings[name] = value;
+    step.describe(run);  // reject an unknown variant or setting before any work
     if (!kernel_file.empty()) {
       run.kernel_source = read_text_file(kernel_file);
       run.kernel_label = kernel_file;
@@ -127,7 +135,7 @@ int step_main(int argc, char** argv, Step& step) {
     Row row;
     stamp(row, device.facts());
     row.step = step.name();
-    row.variant = step.variant(run);
+    row.variant = step.describe(run);
     row.width = problem.out_width();
     row.height = problem.out_height();
     row.filter = filter.name;

@@ -128,9 +128,12 @@ Filter parse_filter_spec(const std::string& spec) {
     }
     std::vector<double> g(n);
     double total = 0;
+    // Exponents relative to the central tap's, so the peak is exactly 1: a
+    // tiny sigma gives a sharp peak, not 0/0 (NaN weights).
+    const double d0 = n % 2 ? 0.0 : 0.5;
     for (int i = 0; i < n; ++i) {
-      double d = i - (n - 1) / 2.0;
-      g[i] = std::exp(-d * d / (2 * sigma * sigma));
+      const double d = i - (n - 1) / 2.0, e = d * d - d0 * d0;
+      g[i] = e == 0 ? 1.0 : std::exp(-e / (2 * sigma * sigma));
       total += g[i];
     }
     std::vector<float> w(static_cast<std::size_t>(n) * n);

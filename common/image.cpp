@@ -60,6 +60,66 @@ void check_dimensions(const std::string& name, std::int64_t w, std::int64_t h) {
                 std::to_string(kMaxImagePixels) + " pixels)");
 }
 
+// A binary PGM/PPM header: width, height, maxval, and where the raster
+// starts. False when `b` is not one.
+bool pnm_header(const std::vector<std::uint8_t>& b, long long fields[3], std::size_t& pos) {
+  if (b.size() < 2 || b[0] != 'P' || (b[1] != '5' && b[1] != '6')) return false;
+  pos = 2;
+  for (int i = 0; i < 3; ++i) {
+    long long& field = fields[i] = 0;
+    while (pos < b.size() && (std::isspace(b[pos]) || b[pos] == '#')) {
+      if (b[pos] == '#')
+        while (pos < b.size() && b[pos] != '\n') ++pos;
+      else
+        ++pos;
+    }
+    while (pos < b.size() && std::isdigit(b[pos]) && field < (1LL << 40))
+      field = field * 10 + (b[pos++] - '0');
+  }
+  ++pos;  // the single whitespace character before the raster
+  return true;
+}
+
+// stb_image 2.27 reads PGM/PPM header numbers into an int with no overflow
+// check (undefined behaviour), so they are checked before it sees them.
+void check_pnm_header(const std::string& name, const std::vector<std::uint8_t>& b) {
+  long long fields[3];
+  std::size_t pos = 0;
+  if (!pnm_header(b, fields, pos)) return;
+  check_dimensions(name, fields[0], fields[1]);
+  if (fields[2] <= 0 || fields[2] > 65535)
+    throw Error(name + ": PGM/PPM maximum value " + std::to_string(fields[2]) +
+                " is not in 1..65535");
+}
+
+// The bytes a TGA raster needs, walked packet by packet when run-length
+// coded; false when the file ends first. stb_image reads zeros past the end.
+bool tga_complete(const std::vector<std::uint8_t>& b, int w, int h) {
+  const bool indexed = b[1] == 1;
+  const int palette_bits = b[7], bits = b[16];
+  std::size_t pos = 18 + b[0];
+  if (indexed)  // stb_image skips the first-entry index, then reads the palette
+    pos += (b[3] | b[4] << 8) + static_cast<std::size_t>(b[5] | b[6] << 8) * ((palette_bits + 7) / 8);
+  const std::size_t pixel = indexed ? (bits == 8 ? 1 : 2) : (bits + 7) / 8;
+  if (pixel == 0) return true;  // stb_image refuses those itself
+  std::size_t left = static_cast<std::size_t>(w) * h;
+  if (b[2] < 8) return pos <= b.size() && (b.size() - pos) / pixel >= left;
+  while (left > 0) {  // run-length coded: a count byte, then one or `count` pixels
+    if (pos >= b.size()) return false;
+    const std::size_t count = std::min<std::size_t>((b[pos] & 127) + 1, left);
+    pos += 1 + ((b[pos] & 128) ? pixel : count * pixel);
+    left -= count;
+  }
+  return pos <= b.size();
+}
+
+// TGA has no magic number; every other format's second byte is above 1.
+bool looks_like_tga(const std::vector<std::uint8_t>& b, int w, int h) {
+  if (b.size() < 18 || b[1] > 1) return false;
+  const int type = b[2] & ~8;  // 8: run-length coded
+  return type >= 1 && type <= 3 && (b[12] | b[13] << 8) == w && (b[14] | b[15] << 8) == h;
+}
+
 // stb_image decodes some truncated files without complaint (it pads missing
 // bytes with zeros), so the formats where that happens are checked here.
 void check_not_truncated(const std::string& name, const std::vector<std::uint8_t>& b, int w,
@@ -75,20 +135,9 @@ void check_not_truncated(const std::string& name, const std::vector<std::uint8_t
     if (end < 4 || b[end - 2] != 0xFF || b[end - 1] != 0xD9)
       throw Error(name + ": truncated JPEG (no end-of-image marker)");
   }
-  if (b.size() >= 2 && b[0] == 'P' && (b[1] == '5' || b[1] == '6')) {  // binary PGM/PPM
-    std::size_t pos = 2;
-    long long fields[3] = {0, 0, 0};  // width, height, maxval
-    for (long long& field : fields) {
-      while (pos < b.size() && (std::isspace(b[pos]) || b[pos] == '#')) {
-        if (b[pos] == '#')
-          while (pos < b.size() && b[pos] != '\n') ++pos;
-        else
-          ++pos;
-      }
-      while (pos < b.size() && std::isdigit(b[pos]) && field < (1LL << 40))
-        field = field * 10 + (b[pos++] - '0');
-    }
-    ++pos;  // the single whitespace character before the raster
+  long long fields[3];
+  std::size_t pos = 0;
+  if (pnm_header(b, fields, pos)) {
     const long long bytes_per_sample = fields[2] > 255 ? 2 : 1;
     const long long need = static_cast<long long>(w) * h * (b[1] == '6' ? 3 : 1) * bytes_per_sample;
     if (pos > b.size() || static_cast<long long>(b.size() - pos) < need)
@@ -104,6 +153,13 @@ void check_not_truncated(const std::string& name, const std::vector<std::uint8_t
         throw Error(name + ": truncated BMP (pixel data ends early)");
     }
   }
+  if (b.size() >= 6 && std::memcmp(b.data(), "GIF8", 4) == 0) {  // GIF: must end with ';'
+    std::size_t end = b.size();
+    while (end > 6 && b[end - 1] == 0) --end;
+    if (b[end - 1] != 0x3B) throw Error(name + ": truncated GIF (no trailer)");
+  }
+  if (looks_like_tga(b, w, h) && !tga_complete(b, w, h))
+    throw Error(name + ": truncated TGA (pixel data ends early)");
 }
 
 float luma(float r, float g, float b) { return 0.299f * r + 0.587f * g + 0.114f * b; }
@@ -204,6 +260,7 @@ Image load_image(const std::string& path) {
   if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
     throw Error(path + ": file too large to decode");
   const int len = static_cast<int>(bytes.size());
+  check_pnm_header(path, bytes);
   int w = 0, h = 0, channels = 0;
   if (!stbi_info_from_memory(bytes.data(), len, &w, &h, &channels))
     throw Error(path + ": not a readable image (" + stbi_failure_reason() + ")");

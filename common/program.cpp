@@ -4,7 +4,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "common/errors.hpp"
 
@@ -36,10 +35,19 @@ std::string read_text_file(const std::string& path) {
     throw Error(path + ": is a directory, not a file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(path + ": cannot open: " + std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
+  // Read in pieces up to a cap, so that /dev/zero or a wrong path to a huge
+  // file is an error rather than all the memory there is.
+  constexpr std::size_t kMaxBytes = std::size_t{16} << 20;
+  std::string text;
+  char piece[1 << 16];
+  while (in.read(piece, sizeof piece) || in.gcount() > 0) {
+    text.append(piece, static_cast<std::size_t>(in.gcount()));
+    if (text.size() > kMaxBytes) throw Error(path + ": larger than 16 MiB, not a kernel or filter file");
+  }
   if (in.bad()) throw Error(path + ": read failed");
-  return ss.str();
+  // An empty --kernel file would otherwise mean "the embedded kernel".
+  if (text.empty()) throw Error(path + ": file is empty");
+  return text;
 }
 
 }  // namespace conv

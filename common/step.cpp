@@ -31,6 +31,35 @@ std::string Step::variant(const RunOptions& options) const {
                    "' (it has: " + list + ")");
 }
 
+std::string Step::setting(const RunOptions& options, const std::string& name) const {
+  for (const auto& s : settings()) {
+    if (s.name != name) continue;
+    auto it = options.settings.find(name);
+    if (it == options.settings.end() || it->second.empty()) return s.default_value;
+    if (s.choices.empty()) return it->second;
+    for (const auto& c : s.choices)
+      if (c == it->second) return c;
+    std::string list;
+    for (const auto& c : s.choices) list += (list.empty() ? "" : ", ") + c;
+    throw UsageError("--" + name + " must be one of " + list + ", not '" + it->second + "'");
+  }
+  throw UsageError(this->name() + " has no setting '" + name + "'");
+}
+
+std::string Step::describe(const RunOptions& options) const {
+  std::string text = variant(options);
+  for (const auto& s : settings()) {
+    const std::string value = setting(options, s.name);
+    if (value != s.default_value) text += " " + s.name + "=" + value;
+  }
+  for (const auto& [key, value] : options.settings) {
+    bool known = false;
+    for (const auto& s : settings()) known |= s.name == key;
+    if (!known) throw UsageError(name() + " has no setting '" + key + "'");
+  }
+  return text;
+}
+
 void check_buffer_size(DeviceContext& device, std::size_t bytes, const std::string& what) {
   const auto& f = device.facts();
   if (bytes > f.max_alloc_bytes)
@@ -91,17 +120,33 @@ void check_work_group(DeviceContext& device, const cl::Kernel& kernel, int wg_x,
                 " on " + f.name + " (CL_KERNEL_WORK_GROUP_SIZE)");
 }
 
-BufferLaunch::BufferLaunch(DeviceContext& device, const Problem& problem,
-                           cl_mem_flags filter_flags)
-    : out_width(problem.out_width()), out_height(problem.out_height()) {
-  const std::size_t in_bytes = problem.padded.pixels.size() * sizeof(float);
-  const std::size_t out_bytes = static_cast<std::size_t>(out_width) * out_height * sizeof(float);
+BufferLaunch::BufferLaunch(DeviceContext& device, const Problem& problem, Layout requested)
+    : layout(requested), out_width(problem.out_width()), out_height(problem.out_height()) {
+  const auto& in = problem.padded;
+  if (layout.in_pitch == 0) layout.in_pitch = static_cast<std::size_t>(in.width);
+  if (layout.in_rows == 0) layout.in_rows = static_cast<std::size_t>(in.height);
+  if (layout.out_pitch == 0) layout.out_pitch = static_cast<std::size_t>(out_width);
+  if (layout.out_rows == 0) layout.out_rows = static_cast<std::size_t>(out_height);
+  const std::size_t in_bytes = layout.in_pitch * layout.in_rows * sizeof(float);
+  const std::size_t out_bytes = layout.out_pitch * layout.out_rows * sizeof(float);
   check_buffer_size(device, in_bytes, "the padded input image");
   check_buffer_size(device, out_bytes, "the output image");
   const auto& ctx = device.context();
-  input = cl::Buffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, in_bytes,
-                     const_cast<float*>(problem.padded.pixels.data()));
-  filter = cl::Buffer(ctx, filter_flags | CL_MEM_COPY_HOST_PTR,
+  const bool dense_in = layout.in_pitch == static_cast<std::size_t>(in.width) &&
+                        layout.in_rows == static_cast<std::size_t>(in.height);
+  if (dense_in) {
+    input = cl::Buffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, in_bytes,
+                       const_cast<float*>(in.pixels.data()));
+  } else {
+    input = cl::Buffer(ctx, CL_MEM_READ_ONLY, in_bytes);
+    auto& queue = device.queue();
+    queue.enqueueFillBuffer(input, 0.0f, 0, in_bytes);
+    const std::size_t row_bytes = static_cast<std::size_t>(in.width) * sizeof(float);
+    queue.enqueueWriteBufferRect(input, CL_TRUE, {0, 0, 0}, {0, 0, 0},
+                                 {row_bytes, static_cast<std::size_t>(in.height), 1},
+                                 layout.in_pitch * sizeof(float), 0, row_bytes, 0, in.pixels.data());
+  }
+  filter = cl::Buffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                       problem.filter.weights.size() * sizeof(float),
                       const_cast<float*>(problem.filter.weights.data()));
   output = cl::Buffer(ctx, CL_MEM_WRITE_ONLY, out_bytes);
@@ -111,7 +156,7 @@ void BufferLaunch::set_standard_args(const Problem& problem) {
   kernel.setArg(0, input);
   kernel.setArg(1, filter);
   kernel.setArg(2, output);
-  kernel.setArg(3, problem.padded.width);
+  kernel.setArg(3, static_cast<int>(layout.in_pitch));
   kernel.setArg(4, problem.out_width());
   kernel.setArg(5, problem.out_height());
   kernel.setArg(6, problem.filter.width);
@@ -134,13 +179,19 @@ cl::Event BufferLaunch::enqueue(cl::CommandQueue& queue) {
 
 void BufferLaunch::poison_output(cl::CommandQueue& queue) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  queue.enqueueFillBuffer(output, nan, 0, static_cast<std::size_t>(out_width) * out_height * sizeof(float));
+  queue.enqueueFillBuffer(output, nan, 0, layout.out_pitch * layout.out_rows * sizeof(float));
   queue.finish();
 }
 
 Image BufferLaunch::read_output(cl::CommandQueue& queue) {
   Image out(out_width, out_height);
-  queue.enqueueReadBuffer(output, CL_TRUE, 0, out.pixels.size() * sizeof(float), out.pixels.data());
+  const std::size_t row_bytes = static_cast<std::size_t>(out_width) * sizeof(float);
+  if (layout.out_pitch == static_cast<std::size_t>(out_width))
+    queue.enqueueReadBuffer(output, CL_TRUE, 0, out.pixels.size() * sizeof(float), out.pixels.data());
+  else
+    queue.enqueueReadBufferRect(output, CL_TRUE, {0, 0, 0}, {0, 0, 0},
+                                {row_bytes, static_cast<std::size_t>(out_height), 1},
+                                layout.out_pitch * sizeof(float), 0, row_bytes, 0, out.pixels.data());
   return out;
 }
 

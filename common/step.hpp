@@ -1,6 +1,7 @@
 // What a convolution step is, to the harness: a name, a kernel source, and a
 // launcher that turns a problem into a ready-to-run kernel launch.
 #pragma once
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -27,6 +28,7 @@ Problem make_problem(const Image& image, const Filter& filter, Border border);
 
 struct RunOptions {
   std::string variant;         // empty: the step's first (default) variant
+  std::map<std::string, std::string> settings;  // a step's own options, by name
   int wg_x = 16, wg_y = 16;    // work-group shape
   std::string kernel_source;   // empty: the step's embedded kernel
   std::string kernel_label;    // names the source in build errors
@@ -44,12 +46,20 @@ class Launch {
   virtual std::string work_group() const = 0;
 };
 
+// An option only one step has (step 5's --aligned, step 6's --block): the
+// step executable offers it as --NAME, sweeps as --set NAME=V1,V2.
+struct StepSetting {
+  std::string name, help, default_value;
+  std::vector<std::string> choices;  // empty: any text the step accepts
+};
+
 class Step {
  public:
   virtual ~Step() = default;
   virtual std::string name() const = 0;     // "step1-naive": folder and executable
   virtual std::string summary() const = 0;  // one line for --help and the tour
   virtual std::vector<std::string> variants() const { return {"default"}; }
+  virtual std::vector<StepSetting> settings() const { return {}; }
   virtual std::string embedded_source() const = 0;
   virtual std::unique_ptr<Launch> prepare(DeviceContext& device, const Problem& problem,
                                           const RunOptions& options) = 0;
@@ -59,15 +69,29 @@ class Step {
   std::string label(const RunOptions& options) const;
   // The variant asked for, checked against variants(); "" -> the first one.
   std::string variant(const RunOptions& options) const;
+  // A setting's value (checked against its choices), or its default.
+  std::string setting(const RunOptions& options, const std::string& name) const;
+  // "float4" or "float4 aligned=off": the variant plus every setting that is
+  // not at its default, for reports.
+  std::string describe(const RunOptions& options) const;
 };
 
-// The common case: a dense padded input buffer, a filter buffer and a dense
-// output buffer; one 2D kernel over the output, global size rounded up to
-// the work-group. Steps that need another layout write their own Launch.
+// How the images lie in device memory. Zero means dense: the padded image's
+// own width and height for the input, the output's for the output. A larger
+// pitch (floats per row) aligns every row; more rows or a wider pitch also
+// give a kernel room to read and write past the image without range checks.
+struct Layout {
+  std::size_t in_pitch = 0, in_rows = 0;
+  std::size_t out_pitch = 0, out_rows = 0;
+};
+
+// The common case: a padded input buffer, a filter buffer and an output
+// buffer; one 2D kernel over the output, global size rounded up to the
+// work-group. Dense buffers are copied whole; pitched ones are zero-filled
+// and the image goes in and out with enqueueWriteBufferRect/ReadBufferRect.
 class BufferLaunch : public Launch {
  public:
-  BufferLaunch(DeviceContext& device, const Problem& problem,
-               cl_mem_flags filter_flags = CL_MEM_READ_ONLY);
+  BufferLaunch(DeviceContext& device, const Problem& problem, Layout layout = {});
   cl::Event enqueue(cl::CommandQueue& queue) override;
   void poison_output(cl::CommandQueue& queue) override;
   Image read_output(cl::CommandQueue& queue) override;
@@ -82,6 +106,7 @@ class BufferLaunch : public Launch {
   void set_ranges(DeviceContext& device, int wg_x, int wg_y, int items_x = -1, int items_y = -1);
 
   cl::Buffer input, filter, output;
+  Layout layout;  // with the zeros replaced by the dense sizes
   cl::Kernel kernel;
   cl::NDRange global, local;
   int out_width = 0, out_height = 0;

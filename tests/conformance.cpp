@@ -1,4 +1,5 @@
-// The conformance suite: every registered step (and each of its variants)
+// The conformance suite: every registered step (each of its variants, and
+// each value of its own settings)
 // against the serial reference, over sizes that are not multiples of any
 // work-group, filter widths 1..31 odd and even, four work-group shapes and
 // both borders. Test cases are registered per step at start-up, tagged with
@@ -7,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include <deque>
+#include <map>
 #include <functional>
 #include <random>
 
@@ -25,25 +27,55 @@ struct Shape {
 const Shape kWorkGroups[] = {{8, 8}, {16, 16}, {32, 8}, {8, 32}};
 const int kWidths[] = {1, 2, 3, 4, 5, 7, 8, 13, 16, 17, 31, -1};  // -1: motion45
 
+// What to run a step as: every variant at default settings, then every
+// non-default choice of every setting with the first variant.
+struct Config {
+  std::string variant;
+  std::map<std::string, std::string> settings;
+};
+
+std::vector<Config> configurations(const Step& step) {
+  std::vector<Config> configs;
+  for (const auto& v : step.variants()) configs.push_back({v, {}});
+  for (const auto& s : step.settings())
+    for (const auto& choice : s.choices)
+      if (choice != s.default_value) configs.push_back({step.variants().front(), {{s.name, choice}}});
+  return configs;
+}
+
+// For case number i: the first configuration always, and one of the others
+// in turn, so every configuration meets every kind of case without each
+// (compile-time width) program being built for every configuration.
+std::vector<Config> configs_for_case(const std::vector<Config>& all, int i) {
+  if (all.size() == 1) return all;
+  return {all.front(), all[1 + static_cast<std::size_t>(i) % (all.size() - 1)]};
+}
+
+RunOptions options_for(const Config& config) {
+  RunOptions options;
+  options.variant = config.variant;
+  options.settings = config.settings;
+  return options;
+}
+
 Filter filter_for(int width, std::mt19937& rng) {
   return width < 0 ? parse_filter_spec("motion45") : conv::test::random_filter(width, rng);
 }
 
 std::string case_name(const Image& img, const Filter& f, Border b, Shape wg,
-                      const std::string& variant) {
+                      const std::string& variant) {  // variant: Step::describe()
   return std::to_string(img.width) + "x" + std::to_string(img.height) + ", filter " + f.name +
          ", border " + border_name(b) + ", wg " + std::to_string(wg.x) + "x" +
          std::to_string(wg.y) + ", variant " + variant;
 }
 
 // Runs one case into a NaN-poisoned output and checks every pixel.
-void check_case(Step& step, const std::string& variant, const Image& img, const Filter& f,
+void check_case(Step& step, const Config& config, const Image& img, const Filter& f,
                 Border border, Shape wg) {
-  INFO(step.name() << ": " << case_name(img, f, border, wg, variant) << "; "
+  RunOptions options = options_for(config);
+  INFO(step.name() << ": " << case_name(img, f, border, wg, step.describe(options)) << "; "
                    << conv::test::seed_note());
   const Problem problem = make_problem(img, f, border);
-  RunOptions options;
-  options.variant = variant;
   options.wg_x = wg.x;
   options.wg_y = wg.y;
   const RunResult result = run_step(step, device(), problem, options, 0);
@@ -59,64 +91,64 @@ using Body = std::function<void(Step&, std::mt19937&)>;
 void small_sizes(Step& step, std::mt19937& rng) {
   const Shape sizes[] = {{1, 1}, {3, 2}, {16, 16}, {17, 33}};
   int i = 0;
-  for (const auto& variant : step.variants())
-    for (Shape s : sizes)
-      for (int w : kWidths) {
-        ++i;
-        check_case(step, variant, conv::test::random_image(s.x, s.y, rng), filter_for(w, rng),
+  for (Shape s : sizes)
+    for (int w : kWidths) {
+      ++i;
+      for (const auto& config : configs_for_case(configurations(step), i))
+        check_case(step, config, conv::test::random_image(s.x, s.y, rng), filter_for(w, rng),
                    i % 2 ? Border::zero : Border::clamp, kWorkGroups[i % 4]);
-      }
+    }
 }
 
 void medium_size(Step& step, std::mt19937& rng) {
   int i = 0;
-  for (const auto& variant : step.variants())
-    for (int w : kWidths) {
-      ++i;
-      check_case(step, variant, conv::test::random_image(600, 400, rng), filter_for(w, rng),
+  for (int w : kWidths) {
+    ++i;
+    for (const auto& config : configs_for_case(configurations(step), i))
+      check_case(step, config, conv::test::random_image(600, 400, rng), filter_for(w, rng),
                  i % 2 ? Border::clamp : Border::zero, kWorkGroups[(i + 1) % 4]);
-    }
+  }
 }
 
 void large_size(Step& step, std::mt19937& rng) {
   int i = 0;
-  for (const auto& variant : step.variants())
-    for (int w : {1, 4, -1, 13}) {
-      ++i;
-      check_case(step, variant, conv::test::random_image(1919, 1079, rng), filter_for(w, rng),
+  for (int w : {1, 4, -1, 13}) {
+    ++i;
+    for (const auto& config : configs_for_case(configurations(step), i))
+      check_case(step, config, conv::test::random_image(1919, 1079, rng), filter_for(w, rng),
                  i % 2 ? Border::zero : Border::clamp, kWorkGroups[(i + 2) % 4]);
-    }
+  }
 }
 
 void huge_size(Step& step, std::mt19937& rng) {
   const Image img = conv::test::random_image(4096, 4096, rng);
-  check_case(step, step.variants().back(), img, filter_for(3, rng), Border::clamp, {16, 16});
+  check_case(step, configurations(step).back(), img, filter_for(3, rng), Border::clamp, {16, 16});
 }
 
 void shapes_and_borders(Step& step, std::mt19937& rng) {
-  const auto variants = step.variants();
+  const auto configs = configurations(step);
   int i = 0;
   for (Shape size : {Shape{17, 33}, Shape{600, 400}})
     for (Shape wg : kWorkGroups)
       for (Border b : {Border::zero, Border::clamp})
-        check_case(step, variants[i++ % variants.size()],
+        check_case(step, configs[i++ % configs.size()],
                    conv::test::random_image(size.x, size.y, rng), filter_for(5, rng), b, wg);
 }
 
 // A single 1 in a field of 0s: the output around it is the filter, rotated
 // by 180 degrees (correlation), exactly: every other term is 0 * w.
 void impulse(Step& step, std::mt19937& rng) {
-  for (const auto& variant : step.variants())
-    for (int w : {1, 2, 3, 4, 7, 8, 16, 17}) {
+  int i = 0;
+  for (int w : {1, 2, 3, 4, 7, 8, 16, 17})
+    for (const auto& config : configs_for_case(configurations(step), i++)) {
       const Filter f = filter_for(w, rng);
       const int size = 2 * w + 5, px = size / 2, py = size / 2 - 1;
       Image img(size, size + 3, 0.0f);
       img.at(px, py) = 1.0f;
-      RunOptions options;
-      options.variant = variant;
+      const RunOptions options = options_for(config);
       const RunResult r = run_step(step, device(), make_problem(img, f, Border::zero), options, 0);
       const int a = w / 2;
-      INFO(step.name() << " variant " << variant << ", filter width " << w << "; "
+      INFO(step.name() << " " << step.describe(options) << ", filter width " << w << "; "
                        << conv::test::seed_note());
       int mismatches = 0;
       for (int y = 0; y < r.output.height; ++y)
@@ -132,18 +164,18 @@ void impulse(Step& step, std::mt19937& rng) {
 
 // A constant image with the clamp border: every output is c * sum(weights).
 void constant(Step& step, std::mt19937& rng) {
-  for (const auto& variant : step.variants())
-    for (int w : {1, 3, 6, 7, 16, 31}) {
+  int i = 0;
+  for (int w : {1, 3, 6, 7, 16, 31})
+    for (const auto& config : configs_for_case(configurations(step), i++)) {
       const Filter f = filter_for(w, rng);
       const float c = std::uniform_real_distribution<float>(0.25f, 1.0f)(rng);
       Image img(45, 37, c);
-      RunOptions options;
-      options.variant = variant;
+      const RunOptions options = options_for(config);
       const RunResult r = run_step(step, device(), make_problem(img, f, Border::clamp), options, 0);
       double abs_sum = 0;
       for (float v : f.weights) abs_sum += std::fabs(v) * c;
       const double expected = f.sum() * c, tolerance = w * w * 1.2e-7 * abs_sum + 1e-30;
-      INFO(step.name() << " variant " << variant << ", filter width " << w << ", c = " << c
+      INFO(step.name() << " " << step.describe(options) << ", filter width " << w << ", c = " << c
                        << "; " << conv::test::seed_note());
       double worst = 0;
       for (float v : r.output.pixels)

@@ -1,0 +1,118 @@
+// Step 1: the naive kernel. One work-item computes one output pixel, reading
+// the image and the filter straight from global memory.
+//
+// Step 2: the filter moves to __constant memory. Every work-item of a
+// work-group reads the same filter weight at the same time; constant memory
+// is cached and broadcasts one value to all of them in one transaction.
+//
+// Step 3: the work-group first copies the input it needs - its own tile plus
+// a halo of F - 1 columns and rows - into __local memory, waits at a barrier,
+// then correlates from there. Each input pixel is read from global memory
+// about once per work-group instead of up to F * F times.
+//
+// Step 4: the inner loop is unrolled by four, so the loop test and branch
+// run a quarter as often. Three variants, chosen at build time:
+//   loop4  (default)          the leftover F % 4 columns run in a second loop;
+//   ifelse (-D REMAINDER_IFELSE) the leftovers are an if-else chain instead;
+//   fixed  (-D FILTER_WIDTH=F)   F is a compile-time constant, so the
+//                                compiler unrolls both loops completely.
+//
+// Step 5: the tile is copied four floats at a time, with float4 loads. The
+// launcher pads every row of the device image to a multiple of 32 floats
+// (128 bytes, --aligned on) and uploads it with enqueueWriteBufferRect, so
+// each float4 load is one aligned 16-byte transaction; it also leaves room
+// after the image so that whole float4s never leave the buffer, and the
+// copy needs no bounds test. The width is always a compile-time constant.
+//
+// The host padded the input by the filter's reach, so the work-item at
+// (x, y) correlates the F x F window whose top-left corner is input (x, y)
+// and needs no border logic at all.
+
+__kernel void convolve(__global const float* input,   // padded, in_pitch floats per row
+                       __constant float* filter,      // F x F, row-major
+                       __global float* output,        // out_width x out_height
+                       const int in_pitch,
+                       const int out_width,
+                       const int out_height,
+                       const int filter_width,
+                       __local float* tile,           // tile_width x tile_height
+                       const int tile_width,          // work-group width + F - 1, to a multiple of 4
+                       const int tile_height) {       // work-group height + F - 1
+  const int x = get_global_id(0);
+  const int y = get_global_id(1);
+  const int lx = get_local_id(0);
+  const int ly = get_local_id(1);
+
+  // Copy the tile and its halo. The tile is larger than the work-group, so
+  // each work-item loads several float4s, striding by the work-group size.
+  const int tile_x = get_group_id(0) * get_local_size(0);
+  const int tile_y = get_group_id(1) * get_local_size(1);
+  for (int ty = ly; ty < tile_height; ty += get_local_size(1)) {
+    for (int tx = 4 * lx; tx < tile_width; tx += 4 * get_local_size(0)) {
+      const int i = (tile_y + ty) * in_pitch + (tile_x + tx);
+#if defined(SCALAR_LOADS)
+      tile[ty * tile_width + tx] = input[i];      // the same bytes, four loads
+      tile[ty * tile_width + tx + 1] = input[i + 1];
+      tile[ty * tile_width + tx + 2] = input[i + 2];
+      tile[ty * tile_width + tx + 3] = input[i + 3];
+#elif defined(ALIGNED_PITCH)
+      vstore4(*(__global const float4*)(input + i), 0, tile + ty * tile_width + tx);
+#else
+      vstore4(vload4(0, input + i), 0, tile + ty * tile_width + tx);  // any alignment
+#endif
+    }
+  }
+  // Every work-item of the group must arrive here before any reads the tile,
+  // so the range guard comes after the barrier, never before it.
+  barrier(CLK_LOCAL_MEM_FENCE);
+
+  // The global size was rounded up to a multiple of the work-group, so the
+  // last groups have work-items past the image: they must do nothing.
+  if (x >= out_width || y >= out_height) return;
+
+#ifdef FILTER_WIDTH
+#define F FILTER_WIDTH  // a constant: the compiler can unroll both loops
+#else
+#define F filter_width
+#endif
+  float sum = 0.0f;
+#ifdef FILTER_WIDTH
+#pragma unroll
+#endif
+  for (int r = 0; r < F; r++) {
+    const int f = r * F;                          // first weight of filter row r
+    const int t = (ly + r) * tile_width + lx;     // first tile pixel under it
+#ifdef FILTER_WIDTH
+#pragma unroll
+    for (int c = 0; c < F; c++) {
+      sum += filter[f + c] * tile[t + c];
+    }
+#else
+    int c = 0;
+    for (; c + 4 <= F; c += 4) {
+      sum += filter[f + c] * tile[t + c];
+      sum += filter[f + c + 1] * tile[t + c + 1];
+      sum += filter[f + c + 2] * tile[t + c + 2];
+      sum += filter[f + c + 3] * tile[t + c + 3];
+    }
+#ifdef REMAINDER_IFELSE
+    const int left = F - c;
+    if (left == 3) {
+      sum += filter[f + c] * tile[t + c];
+      sum += filter[f + c + 1] * tile[t + c + 1];
+      sum += filter[f + c + 2] * tile[t + c + 2];
+    } else if (left == 2) {
+      sum += filter[f + c] * tile[t + c];
+      sum += filter[f + c + 1] * tile[t + c + 1];
+    } else if (left == 1) {
+      sum += filter[f + c] * tile[t + c];
+    }
+#else
+    for (; c < F; c++) {
+      sum += filter[f + c] * tile[t + c];
+    }
+#endif
+#endif
+  }
+  output[y * out_width + x] = sum;
+}

@@ -1,0 +1,162 @@
+// build/bin/kernel_check: runs every kernel of the registered steps (each
+// variant, each choice of each setting) on small awkward problems through
+// run_step() and checks every pixel against the reference. Made to run under Oclgrind, which checks each
+// memory access (tests/reliability/CMakeLists.txt); it works on any device.
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/cli.hpp"
+#include "common/errors.hpp"
+#include "common/parse.hpp"
+#include "common/reference.hpp"
+#include "common/registry.hpp"
+
+namespace {
+
+using namespace conv;
+
+struct Case {
+  std::string image, filter, border, wg;
+};
+
+// Small, since Oclgrind interprets every instruction: sizes that are no
+// multiple of any work-group, odd and even filters, a filter wider than the
+// 8x8 tile it extends, one pixel in a mostly idle group, an odd group shape.
+const std::vector<Case> kCases = {
+    {"synthetic:19x13:1", "random:3:1", "zero", "8x8"},
+    {"synthetic:19x13:2", "random:17:2", "clamp", "8x8"},
+    {"synthetic:40x33:3", "random:4:3", "zero", "16x4"},
+    {"synthetic:40x33:4", "random:17:4", "clamp", "8x8"},
+    {"synthetic:40x33:5", "random:1:5", "zero", "12x3"},
+    {"synthetic:1x1:6", "random:2:6", "clamp", "8x8"},
+};
+
+// Every variant at its default settings, then every other choice of every
+// setting with the first variant (as the conformance suite runs them).
+std::vector<RunOptions> configurations(const Step& step) {
+  std::vector<RunOptions> configs;
+  for (const auto& v : step.variants()) {
+    configs.emplace_back();
+    configs.back().variant = v;
+  }
+  for (const auto& s : step.settings())
+    for (const auto& choice : s.choices)
+      if (choice != s.default_value) {
+        configs.emplace_back();
+        configs.back().variant = step.variants().front();
+        configs.back().settings[s.name] = choice;
+      }
+  return configs;
+}
+
+enum class Outcome { passed, refused, failed };
+
+// Runs one case and prints one line. A limit the harness checks before any
+// launch (a work-group shape the step does not take) is "refused", not a
+// failure: it runs no kernel, and the error tests cover it.
+Outcome run_case(Step& step, RunOptions options, const Case& c, DeviceContext& device) {
+  const std::string what = step.name() + " " + step.describe(options) + " " + c.image + " " +
+                           c.filter + " " + c.border + " wg " + c.wg;
+  try {
+    const Filter filter = parse_filter_spec(c.filter);
+    const Problem problem = make_problem(load_image_spec(c.image), filter, parse_border(c.border));
+    std::tie(options.wg_x, options.wg_y) = parse_size(c.wg, "--wg", 1 << 14);
+    const RunResult result = run_step(step, device, problem, options, 0);
+    const Comparison cmp = compare_with_reference(
+        result.output, reference_correlate(problem.padded, filter), filter.width);
+    (cmp.passed() ? std::cout : std::cerr)
+        << what << ": " << (cmp.passed() ? "OK, " : "FAILED, ") << cmp.describe() << std::endl;
+    return cmp.passed() ? Outcome::passed : Outcome::failed;
+  } catch (const UsageError&) {
+    throw;  // a bad --image, --filter or --wg: nothing else can run either
+  } catch (const BuildError& e) {
+    std::cerr << what << ": FAILED, " << e.what() << std::endl;
+  } catch (const Error& e) {
+    std::cout << what << ": refused, " << e.what() << std::endl;
+    return Outcome::refused;
+  } catch (const std::exception& e) {
+    std::cerr << what << ": FAILED, " << e.what() << std::endl;
+  }
+  return Outcome::failed;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return guarded_main("kernel_check", [&]() -> int {
+    CLI::App app("kernel_check: every registered step's kernels, each variant, on small "
+                 "problems, checked against the reference (run it under Oclgrind)",
+                 "kernel_check");
+    std::string step_name = "all", variant_name = "all";
+    Case one;
+    bool list = false;
+    DeviceOptions device_options;
+    app.add_option("--step", step_name, "A step by name or number, or all")->capture_default_str();
+    app.add_option("--variant", variant_name, "One variant, or all")->capture_default_str();
+    app.add_option("--image", one.image, "Run only this image (default: the built-in cases)");
+    app.add_option("--filter", one.filter, "Run only this filter");
+    app.add_option("--border", one.border, "Run only this border");
+    app.add_option("--wg", one.wg, "Run only this work-group shape");
+    app.add_flag("--list", list, "Print the steps and variants that would run, then exit");
+    add_device_options(app, device_options);
+    if (int rc = parse_command_line(app, argc, argv); rc >= 0) return rc;
+
+    std::vector<std::unique_ptr<Step>> steps;
+    if (step_name == "all")
+      steps = all_steps();
+    else
+      steps.push_back(find_step(step_name));
+    std::vector<Case> cases = kCases;
+    if (!one.image.empty() || !one.filter.empty() || !one.border.empty() || !one.wg.empty()) {
+      // One case: the first built-in one, with what was given replaced.
+      Case c = kCases.front();
+      if (!one.image.empty()) c.image = one.image;
+      if (!one.filter.empty()) c.filter = one.filter;
+      if (!one.border.empty()) c.border = one.border;
+      if (!one.wg.empty()) c.wg = one.wg;
+      cases = {c};
+    }
+    if (device_options.list) {
+      print_device_list(std::cout);
+      return 0;
+    }
+
+    std::unique_ptr<DeviceContext> device;
+    int ran = 0, failed = 0, unchecked = 0;
+    for (auto& step : steps) {
+      if (variant_name != "all") {
+        RunOptions check;
+        check.variant = variant_name;
+        step->variant(check);  // UsageError for an unknown one
+      }
+      for (const auto& config : configurations(*step)) {
+        if (variant_name != "all" && config.variant != variant_name) continue;
+        if (list) {
+          std::cout << step->name() << " " << step->describe(config) << "\n";
+          continue;
+        }
+        if (!device) device = std::make_unique<DeviceContext>(device_options.choice);
+        int passed = 0;
+        for (const auto& c : cases) {
+          ++ran;
+          const Outcome outcome = run_case(*step, config, c, *device);
+          passed += outcome == Outcome::passed;
+          failed += outcome == Outcome::failed;
+        }
+        if (passed == 0) {  // every case refused: this kernel was never checked
+          std::cerr << step->name() << " " << step->describe(config)
+                    << ": FAILED, no case ran its kernel" << std::endl;
+          ++unchecked;
+        }
+      }
+    }
+    if (list || !device) return 0;
+    std::cout << ran << " cases on " << device->facts().name << ", " << failed << " failed\n";
+    if (failed || unchecked)
+      throw Error(std::to_string(failed) + " of " + std::to_string(ran) + " cases failed, " +
+                  std::to_string(unchecked) + " configurations never ran");
+    return 0;
+  });
+}
