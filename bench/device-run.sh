@@ -4,7 +4,9 @@
 # machine the results in docs/results/*-h100.csv come from). Build first
 # (./quickstart.sh build), then, on that machine, from the repository root:
 #   OUT=/some/folder bench/device-run.sh [NVIDIA_OPENCL_LIBRARY]
-# Writes the CSVs and logs into $OUT. Each part runs even if another fails.
+# Writes the CSVs and logs into $OUT. Each part runs even if another fails;
+# PARTS picks some: tour conformance seed001 seed000 seed004 vector blocks
+# perf torch (default: the first five).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 : "${OUT:?set OUT to the folder for results}"
@@ -33,6 +35,9 @@ for part in ${PARTS:-tour conformance seed001 seed000 seed004}; do
       tail -n 3 "$OUT/conformance-h100.txt" >> "$log" ;;
     seed004)
       SEED004_IMAGE=4096x4096 SEED004_REPS=20 bench/experiments.sh seed004 h100 2>> "$log" ;;
+    torch)
+      python3 bench/torch_conv2d.py --size 8192x8192 --filters 3,5,7,15,31 \
+        > "$OUT/torch-h100.csv" 2>> "$log" ;;
     *)
       bench/experiments.sh "$part" h100 2>> "$log" ;;
   esac

@@ -11,6 +11,12 @@
 #   seed004  step 4's three variants over filter widths 1..32 (the AMD
 #            tutorial's sawtooth, seed 004); image $SEED004_IMAGE
 #            (default 1024x1024; the H100 run uses 4096x4096)
+#   vector   step 5, float4 against scalar loads, aligned against unaligned
+#            rows, on 1900^2, 1919^2, 2000^2, 2048^2 (seed 000, 3.1/3.2/5.2)
+#   blocks   step 6's block sizes and work-groups, F = 3, 5, 7, 15, 31, on
+#            $BLOCKS_IMAGE (default 8192x8192): the sweep behind its defaults
+#   perf     every step at F = 3, 5, 7, 15, 31 on $PERF_IMAGE (default
+#            8192x8192), step 6 with its default block
 set -euo pipefail
 cd "$(dirname "$0")/.."
 name="${1:?usage: bench/experiments.sh NAME TAG [sweep options]}"
@@ -28,5 +34,14 @@ case "$name" in
              --wgs 16x16,32x8,8x32 --reps 20 --output "$out" "$@" ;;
   seed004) exec "$sweep" --steps 4 --variants all --images "${SEED004_IMAGE:-1024x1024}" \
              --filters box:1..32 --wgs 16x16 --reps "${SEED004_REPS:-5}" --output "$out" "$@" ;;
+  vector)  exec "$sweep" --steps 5 --variants all --set aligned=on,off \
+             --images 1900x1900,1919x1919,2000x2000,2048x2048 --filters motion45 --wgs 16x16 \
+             --reps 20 --output "$out" "$@" ;;
+  blocks)  exec "$sweep" --steps 6 --images "${BLOCKS_IMAGE:-8192x8192}" \
+             --filters box:3,box:5,box:7,box:15,box:31 --wgs 16x16,32x8,16x8,32x4,8x8 \
+             --set block=4x1,4x2,4x4,4x8,8x2,8x4,8x8,16x2 --reps "${BLOCKS_REPS:-20}" --no-check \
+             --output "$out" "$@" ;;
+  perf)    exec "$sweep" --steps 1,2,3,4,5,6 --images "${PERF_IMAGE:-8192x8192}" \
+             --filters box:3,box:5,box:7,box:15,box:31 --reps 20 --no-check --output "$out" "$@" ;;
   *) echo "experiments.sh: unknown experiment '$name'" >&2; exit 2 ;;
 esac

@@ -51,6 +51,7 @@ class Launch {
 struct StepSetting {
   std::string name, help, default_value;
   std::vector<std::string> choices;  // empty: any text the step accepts
+  std::vector<std::string> test_values;  // free-text settings: what the suite also runs
 };
 
 class Step {

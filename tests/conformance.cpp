@@ -28,7 +28,7 @@ const Shape kWorkGroups[] = {{8, 8}, {16, 16}, {32, 8}, {8, 32}};
 const int kWidths[] = {1, 2, 3, 4, 5, 7, 8, 13, 16, 17, 31, -1};  // -1: motion45
 
 // What to run a step as: every variant at default settings, then every
-// non-default choice of every setting with the first variant.
+// non-default choice (or test value) of every setting with the first variant.
 struct Config {
   std::string variant;
   std::map<std::string, std::string> settings;
@@ -37,9 +37,12 @@ struct Config {
 std::vector<Config> configurations(const Step& step) {
   std::vector<Config> configs;
   for (const auto& v : step.variants()) configs.push_back({v, {}});
-  for (const auto& s : step.settings())
-    for (const auto& choice : s.choices)
-      if (choice != s.default_value) configs.push_back({step.variants().front(), {{s.name, choice}}});
+  for (const auto& s : step.settings()) {
+    auto values = s.choices;
+    values.insert(values.end(), s.test_values.begin(), s.test_values.end());
+    for (const auto& value : values)
+      if (value != s.default_value) configs.push_back({step.variants().front(), {{s.name, value}}});
+  }
   return configs;
 }
 

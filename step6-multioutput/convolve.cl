@@ -1,0 +1,113 @@
+// Step 1: the naive kernel. One work-item computes one output pixel, reading
+// the image and the filter straight from global memory.
+//
+// Step 2: the filter moves to __constant memory. Every work-item of a
+// work-group reads the same filter weight at the same time; constant memory
+// is cached and broadcasts one value to all of them in one transaction.
+//
+// Step 3: the work-group first copies the input it needs - its own tile plus
+// a halo of F - 1 columns and rows - into __local memory, waits at a barrier,
+// then correlates from there. Each input pixel is read from global memory
+// about once per work-group instead of up to F * F times.
+//
+// Step 4: the inner loop is unrolled by four, so the loop test and branch
+// run a quarter as often. Three variants, chosen at build time:
+//   loop4  (default)          the leftover F % 4 columns run in a second loop;
+//   ifelse (-D REMAINDER_IFELSE) the leftovers are an if-else chain instead;
+//   fixed  (-D FILTER_WIDTH=F)   F is a compile-time constant, so the
+//                                compiler unrolls both loops completely.
+//
+// Step 5: the tile is copied four floats at a time, with float4 loads. The
+// launcher pads every row of the device image to a multiple of 32 floats
+// (128 bytes, --aligned on) and uploads it with enqueueWriteBufferRect, so
+// each float4 load is one aligned 16-byte transaction; it also leaves room
+// after the image so that whole float4s never leave the buffer, and the
+// copy needs no bounds test. The width is always a compile-time constant.
+//
+// Step 6: each work-item computes a BLOCK_X x BLOCK_Y block of outputs
+// (register blocking). It reads each tile row under its block into
+// registers once and uses every value for up to BLOCK_X * F multiply-adds,
+// instead of one: local-memory loads per FMA fall from about 1 to
+// (BLOCK_X + F - 1) / (BLOCK_X * F). The block and the width are
+// compile-time constants, so the sums and the row live in registers. The
+// launcher sizes the output to whole blocks (row pitch a multiple of 4), so
+// blocks are stored as float4s with no range guard.
+//
+// The host padded the input by the filter's reach, so the work-item at
+// (x, y) correlates the F x F window whose top-left corner is input (x, y)
+// and needs no border logic at all.
+
+__kernel void convolve(__global const float* input,   // padded, in_pitch floats per row
+                       __constant float* filter,      // F x F, row-major
+                       __global float* output,        // out_width x out_height
+                       const int in_pitch,
+                       const int out_pitch,           // floats per output row
+                       const int out_height,
+                       const int filter_width,
+                       __local float* tile,           // tile_width x tile_height
+                       const int tile_width,          // work-group width * BLOCK_X + F - 1, to a multiple of 4
+                       const int tile_height) {       // work-group height * BLOCK_Y + F - 1
+  const int lx = get_local_id(0);
+  const int ly = get_local_id(1);
+
+  // Copy the tile and its halo. The tile is larger than the work-group, so
+  // each work-item loads several float4s, striding by the work-group size.
+  const int tile_x = get_group_id(0) * get_local_size(0) * BLOCK_X;
+  const int tile_y = get_group_id(1) * get_local_size(1) * BLOCK_Y;
+  for (int ty = ly; ty < tile_height; ty += get_local_size(1)) {
+    for (int tx = 4 * lx; tx < tile_width; tx += 4 * get_local_size(0)) {
+      const int i = (tile_y + ty) * in_pitch + (tile_x + tx);
+#if defined(SCALAR_LOADS)
+      tile[ty * tile_width + tx] = input[i];      // the same bytes, four loads
+      tile[ty * tile_width + tx + 1] = input[i + 1];
+      tile[ty * tile_width + tx + 2] = input[i + 2];
+      tile[ty * tile_width + tx + 3] = input[i + 3];
+#elif defined(ALIGNED_PITCH)
+      vstore4(*(__global const float4*)(input + i), 0, tile + ty * tile_width + tx);
+#else
+      vstore4(vload4(0, input + i), 0, tile + ty * tile_width + tx);  // any alignment
+#endif
+    }
+  }
+  // Every work-item of the group must arrive here before any reads the tile.
+  barrier(CLK_LOCAL_MEM_FENCE);
+
+#define F FILTER_WIDTH
+#define ROW_FLOAT4S ((BLOCK_X + F - 1 + 3) / 4)  // the tile row under a block, in float4s
+  float sum[BLOCK_Y][BLOCK_X];
+#pragma unroll
+  for (int by = 0; by < BLOCK_Y; by++) {
+#pragma unroll
+    for (int bx = 0; bx < BLOCK_X; bx++) sum[by][bx] = 0.0f;
+  }
+  // Tile row j meets output row by of the block through filter row j - by.
+  for (int j = 0; j < BLOCK_Y + F - 1; j++) {
+    float row[4 * ROW_FLOAT4S];
+    const int t = (ly * BLOCK_Y + j) * tile_width + lx * BLOCK_X;
+#pragma unroll
+    for (int q = 0; q < ROW_FLOAT4S; q++) vstore4(vload4(q, tile + t), q, row);
+#pragma unroll
+    for (int by = 0; by < BLOCK_Y; by++) {
+      const int r = j - by;
+      if (r >= 0 && r < F) {
+#pragma unroll
+        for (int c = 0; c < F; c++) {
+          const float w = filter[r * F + c];
+#pragma unroll
+          for (int bx = 0; bx < BLOCK_X; bx++) sum[by][bx] += w * row[bx + c];
+        }
+      }
+    }
+  }
+
+  const int x = (get_group_id(0) * get_local_size(0) + lx) * BLOCK_X;
+  const int y = (get_group_id(1) * get_local_size(1) + ly) * BLOCK_Y;
+#pragma unroll
+  for (int by = 0; by < BLOCK_Y; by++) {
+#pragma unroll
+    for (int q = 0; q < BLOCK_X / 4; q++) {
+      const float4 v = (float4)(sum[by][4 * q], sum[by][4 * q + 1], sum[by][4 * q + 2], sum[by][4 * q + 3]);
+      *(__global float4*)(output + (y + by) * out_pitch + x + 4 * q) = v;
+    }
+  }
+}

@@ -1,0 +1,86 @@
+// Step 6's launcher: as step 5, with each work-item computing a block of
+// outputs. The output buffer covers whole blocks (pitch a multiple of 4 and
+// of the group's width in outputs), so the kernel stores float4s unguarded;
+// the harness reads the image back with enqueueReadBufferRect.
+#include "common/errors.hpp"
+#include "common/parse.hpp"
+#include "common/step.hpp"
+
+namespace conv {
+namespace embedded {
+extern const char* const step6_multioutput_kernel;
+}
+
+namespace {
+
+class MultiOutputStep : public Step {
+ public:
+  std::string name() const override { return "step6-multioutput"; }
+  std::string summary() const override {
+    return "register blocking: each work-item computes a block of outputs from registers";
+  }
+  std::vector<StepSetting> settings() const override {
+    return {{"block",
+             "Outputs per work-item WxH, W a multiple of 4 (default: tuned per device type, "
+             "docs/step6-multioutput.md)",
+             "auto",
+             {},
+             {"4x1", "8x2", "4x8", "16x1", "8x8"}}};
+  }
+  std::string embedded_source() const override { return embedded::step6_multioutput_kernel; }
+
+  std::unique_ptr<Launch> prepare(DeviceContext& device, const Problem& problem,
+                                  const RunOptions& options) override {
+    auto [bx, by] = block(device, options);
+    check_constant_filter(device, problem.filter);
+    const int F = problem.filter.width;
+    const std::size_t group_w = static_cast<std::size_t>(options.wg_x) * bx;
+    const std::size_t group_h = static_cast<std::size_t>(options.wg_y) * by;
+    const std::size_t grid_w = round_up(problem.out_width(), group_w);
+    const std::size_t grid_h = round_up(problem.out_height(), group_h);
+    Layout layout;
+    layout.in_pitch = round_up(grid_w + F + 2, 32);
+    layout.in_rows = grid_h + F - 1;
+    layout.out_pitch = grid_w;
+    layout.out_rows = grid_h;
+
+    auto launch = std::make_unique<BufferLaunch>(device, problem, layout);
+    const std::string build_options = "-D FILTER_WIDTH=" + std::to_string(F) +
+                                      " -D ALIGNED_PITCH -D BLOCK_X=" + std::to_string(bx) +
+                                      " -D BLOCK_Y=" + std::to_string(by);
+    cl::Program program = device.program(source(options), build_options, label(options));
+    launch->kernel = make_kernel(program, "convolve", label(options));
+    launch->set_standard_args(problem);
+    launch->kernel.setArg(4, static_cast<int>(layout.out_pitch));
+    const int tile_width = static_cast<int>(round_up(group_w + F - 1, 4));
+    const int tile_height = static_cast<int>(group_h) + F - 1;
+    const std::size_t tile_bytes = sizeof(float) * tile_width * tile_height;
+    launch->set_ranges(device, options.wg_x, options.wg_y, static_cast<int>(grid_w / bx),
+                       static_cast<int>(grid_h / by));
+    check_local_memory(device, launch->kernel, tile_bytes,
+                       "a " + std::to_string(tile_width) + "x" + std::to_string(tile_height) +
+                           " tile (work-group " + launch->work_group() + ", block " +
+                           std::to_string(bx) + "x" + std::to_string(by) + ", filter " +
+                           std::to_string(F) + ")");
+    launch->kernel.setArg(7, cl::Local(tile_bytes));
+    launch->kernel.setArg(8, tile_width);
+    launch->kernel.setArg(9, tile_height);
+    return launch;
+  }
+
+ private:
+  // --block, or the default for this kind of device.
+  std::pair<int, int> block(DeviceContext& device, const RunOptions& options) const {
+    std::string text = setting(options, "block");
+    if (text == "auto") text = device.facts().is_gpu ? "4x4" : "8x4";
+    auto [bx, by] = parse_size(text, "--block", 16);
+    if (bx % 4 != 0) throw UsageError("--block: the width must be a multiple of 4, not " + std::to_string(bx));
+    return {bx, by};
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Step> make_step6_multioutput() { return std::make_unique<MultiOutputStep>(); }
+
+}  // namespace conv
