@@ -158,6 +158,22 @@ GENERATORS = {"diff": kernel_diff, "seed001": seed001, "seed001-wg": seed001_wg,
               "tour": tour}
 
 
+def plugins():
+    """The lesson modules in bench/docgen/: each may define GENERATORS (a dict
+    like the one above) and figures(plt), which draws its own SVGs."""
+    import importlib
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    mods = []
+    for path in sorted(glob.glob(os.path.join(os.path.dirname(os.path.abspath(__file__)), "docgen", "*.py"))):
+        name = os.path.splitext(os.path.basename(path))[0]
+        if not name.startswith("_"):
+            mods.append(importlib.import_module("docgen." + name))
+    return mods
+
+
+PLUGINS = []
+
+
 def render(spec):
     name, *args = spec.split()
     if name not in GENERATORS:
@@ -196,9 +212,15 @@ def figures():
         fig.tight_layout()
         fig.savefig(os.path.join(FIGURES, "seed004-sawtooth.svg"), metadata={"Date": None})
         plt.close(fig)
+    for mod in PLUGINS:
+        if hasattr(mod, "figures"):
+            mod.figures(plt)
 
 
 def main():
+    PLUGINS.extend(plugins())
+    for mod in PLUGINS:
+        GENERATORS.update(getattr(mod, "GENERATORS", {}))
     check = "--check" in sys.argv
     stale = []
     for page in sorted(glob.glob(os.path.join(ROOT, "docs", "**", "*.md"), recursive=True)):

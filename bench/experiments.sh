@@ -15,6 +15,8 @@
 #            rows, on 1900^2, 1919^2, 2000^2, 2048^2 (seed 000, 3.1/3.2/5.2)
 #   blocks   step 6's block sizes and work-groups, F = 3, 5, 7, 15, 31, on
 #            $BLOCKS_IMAGE (default 8192x8192): the sweep behind its defaults
+#   unroll   step 6 with and without the tile-row loop unrolled, F = 3, 5, 7,
+#            on $BLOCKS_IMAGE (default 8192x8192)
 #   perf     every step at F = 3, 5, 7, 15, 31 on $PERF_IMAGE (default
 #            8192x8192), step 6 with its default block
 set -euo pipefail
@@ -41,6 +43,8 @@ case "$name" in
              --filters box:3,box:5,box:7,box:15,box:31 --wgs 16x16,32x8,16x8,32x4,8x8 \
              --set block=4x1,4x2,4x4,4x8,8x2,8x4,8x8,16x2 --reps "${BLOCKS_REPS:-20}" --no-check \
              --output "$out" "$@" ;;
+  unroll)  exec "$sweep" --steps 6 --images "${BLOCKS_IMAGE:-8192x8192}" --filters box:3,box:5,box:7 \
+             --wgs 16x16,16x8 --set unroll=on,off --reps 20 --no-check --output "$out" "$@" ;;
   perf)    exec "$sweep" --steps 1,2,3,4,5,6 --images "${PERF_IMAGE:-8192x8192}" \
              --filters box:3,box:5,box:7,box:15,box:31 --reps 20 --no-check --output "$out" "$@" ;;
   *) echo "experiments.sh: unknown experiment '$name'" >&2; exit 2 ;;

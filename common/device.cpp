@@ -189,6 +189,7 @@ cl::Program DeviceContext::program(const std::string& source, const std::string&
   if (it != programs_.end()) return it->second;
   cl::Program p = build_program(context_, device_, source, options, label);
   programs_.emplace(key, p);
+  built_.push_back({label, source, options, p});
   return p;
 }
 

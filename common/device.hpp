@@ -78,7 +78,15 @@ class DeviceContext {
   cl::Program program(const std::string& source, const std::string& options,
                       const std::string& label);
 
+  // Every program built so far, for tools that inspect them (kernel-info).
+  struct Built {
+    std::string label, source, options;
+    cl::Program program;
+  };
+  const std::vector<Built>& built() const { return built_; }
+
  private:
+  std::vector<Built> built_;
   cl::Context context_;
   cl::Device device_;
   cl::CommandQueue queue_;

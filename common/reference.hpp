@@ -35,5 +35,8 @@ struct Comparison {
 // multiply-add, is within n * FLT_EPSILON * sum|terms| of the exact sum
 // (twice the classic bound); that is the tolerance, with n = F * F.
 Comparison compare_with_reference(const Image& output, const Reference& reference, int filter_width);
+// The same with the number of terms per output given (F * F * F in 3D).
+Comparison compare_with_reference_terms(const Image& output, const Reference& reference,
+                                        long long terms);
 
 }  // namespace conv

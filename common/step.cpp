@@ -98,7 +98,7 @@ cl::Kernel make_kernel(const cl::Program& program, const std::string& name,
   }
 }
 
-void check_work_group(DeviceContext& device, const cl::Kernel& kernel, int wg_x, int wg_y) {
+void check_work_group_shape(DeviceContext& device, int wg_x, int wg_y) {
   const auto& f = device.facts();
   const std::string shape = std::to_string(wg_x) + "x" + std::to_string(wg_y);
   const std::size_t items = static_cast<std::size_t>(wg_x) * wg_y;
@@ -112,6 +112,13 @@ void check_work_group(DeviceContext& device, const cl::Kernel& kernel, int wg_x,
     throw Error("work-group " + shape + " is over " + f.name + "'s per-dimension limits " +
                 std::to_string(f.max_work_item_sizes[0]) + "x" +
                 std::to_string(f.max_work_item_sizes[1]) + " (CL_DEVICE_MAX_WORK_ITEM_SIZES)");
+}
+
+void check_work_group(DeviceContext& device, const cl::Kernel& kernel, int wg_x, int wg_y) {
+  check_work_group_shape(device, wg_x, wg_y);
+  const auto& f = device.facts();
+  const std::string shape = std::to_string(wg_x) + "x" + std::to_string(wg_y);
+  const std::size_t items = static_cast<std::size_t>(wg_x) * wg_y;
   const std::size_t kernel_max =
       kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device.device());
   if (items > kernel_max)
@@ -201,6 +208,9 @@ std::string BufferLaunch::work_group() const {
 
 RunResult run_step(Step& step, DeviceContext& device, const Problem& problem,
                    const RunOptions& options, int reps, int warmup) {
+  // Before prepare(): a step sizes its buffers by the work-group, so an
+  // absurd one would otherwise surface as an absurd buffer.
+  check_work_group_shape(device, options.wg_x, options.wg_y);
   auto launch = step.prepare(device, problem, options);
   auto& queue = device.queue();
   launch->poison_output(queue);

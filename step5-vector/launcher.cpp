@@ -21,7 +21,7 @@ class VectorStep : public Step {
   std::vector<std::string> variants() const override { return {"float4", "scalar"}; }
   std::vector<StepSetting> settings() const override {
     return {{"aligned", "Pad device rows to 128 bytes (on) or keep the image's width (off)",
-             "on", {"on", "off"}}};
+             "on", {"on", "off"}, {}}};
   }
   std::string embedded_source() const override { return embedded::step5_vector_kernel; }
 

@@ -81,6 +81,11 @@ __kernel void convolve(__global const float* input,   // padded, in_pitch floats
     for (int bx = 0; bx < BLOCK_X; bx++) sum[by][bx] = 0.0f;
   }
   // Tile row j meets output row by of the block through filter row j - by.
+  // With -D UNROLL_ROWS the compiler unrolls this loop too, so each weight
+  // is loaded once (good for small filters, on some devices; see the lesson).
+#ifdef UNROLL_ROWS
+#pragma unroll
+#endif
   for (int j = 0; j < BLOCK_Y + F - 1; j++) {
     float row[4 * ROW_FLOAT4S];
     const int t = (ly * BLOCK_Y + j) * tile_width + lx * BLOCK_X;

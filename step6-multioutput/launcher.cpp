@@ -25,15 +25,20 @@ class MultiOutputStep : public Step {
              "docs/step6-multioutput.md)",
              "auto",
              {},
-             {"4x1", "8x2", "4x8", "16x1", "8x8"}}};
+             {"4x1", "8x1", "4x2", "4x3"}},  // each fits 48 KiB with F = 31 and every suite work-group
+            {"unroll",
+             "Unroll the loop over tile rows too: on, off, or auto (tuned per device type)",
+             "auto",
+             {"auto", "on", "off"},
+             {}}};
   }
   std::string embedded_source() const override { return embedded::step6_multioutput_kernel; }
 
   std::unique_ptr<Launch> prepare(DeviceContext& device, const Problem& problem,
                                   const RunOptions& options) override {
-    auto [bx, by] = block(device, options);
     check_constant_filter(device, problem.filter);
     const int F = problem.filter.width;
+    auto [bx, by] = block(device, options, F);
     const std::size_t group_w = static_cast<std::size_t>(options.wg_x) * bx;
     const std::size_t group_h = static_cast<std::size_t>(options.wg_y) * by;
     const std::size_t grid_w = round_up(problem.out_width(), group_w);
@@ -45,9 +50,10 @@ class MultiOutputStep : public Step {
     layout.out_rows = grid_h;
 
     auto launch = std::make_unique<BufferLaunch>(device, problem, layout);
-    const std::string build_options = "-D FILTER_WIDTH=" + std::to_string(F) +
+    std::string build_options = "-D FILTER_WIDTH=" + std::to_string(F) +
                                       " -D ALIGNED_PITCH -D BLOCK_X=" + std::to_string(bx) +
                                       " -D BLOCK_Y=" + std::to_string(by);
+    if (unroll_rows(device, options, F)) build_options += " -D UNROLL_ROWS";
     cl::Program program = device.program(source(options), build_options, label(options));
     launch->kernel = make_kernel(program, "convolve", label(options));
     launch->set_standard_args(problem);
@@ -69,13 +75,32 @@ class MultiOutputStep : public Step {
   }
 
  private:
-  // --block, or the default for this kind of device.
-  std::pair<int, int> block(DeviceContext& device, const RunOptions& options) const {
+  // --unroll, or: on for F <= 7 on a GPU, F <= 3 on a CPU (bench/experiments.sh unroll).
+  bool unroll_rows(DeviceContext& device, const RunOptions& options, int F) const {
+    const std::string text = setting(options, "unroll");
+    if (text != "auto") return text == "on";
+    return F <= (device.facts().is_gpu ? 7 : 3);
+  }
+
+  // --block, or the first block from the tuned list for this kind of device
+  // whose tile fits the device's local memory (bench/experiments.sh blocks).
+  std::pair<int, int> block(DeviceContext& device, const RunOptions& options, int F) const {
     std::string text = setting(options, "block");
-    if (text == "auto") text = device.facts().is_gpu ? "4x4" : "8x4";
-    auto [bx, by] = parse_size(text, "--block", 16);
-    if (bx % 4 != 0) throw UsageError("--block: the width must be a multiple of 4, not " + std::to_string(bx));
-    return {bx, by};
+    if (text != "auto") {
+      auto [bx, by] = parse_size(text, "--block", 16);
+      if (bx % 4 != 0)
+        throw UsageError("--block: the width must be a multiple of 4, not " + std::to_string(bx));
+      return {bx, by};
+    }
+    const std::vector<std::pair<int, int>> tuned =
+        device.facts().is_gpu ? std::vector<std::pair<int, int>>{{4, 8}, {4, 4}, {4, 2}, {4, 1}}
+                              : std::vector<std::pair<int, int>>{{4, 4}, {4, 2}, {4, 1}};
+    for (auto [bx, by] : tuned) {
+      const std::size_t tile = sizeof(float) * round_up(options.wg_x * bx + F - 1, 4) *
+                               (static_cast<std::size_t>(options.wg_y) * by + F - 1);
+      if (tile + 1024 <= device.facts().local_mem_bytes) return {bx, by};  // a KiB spare
+    }
+    return tuned.back();  // too large even so: prepare() reports the limit
   }
 };
 

@@ -4,6 +4,8 @@
 // work-group, filter widths 1..31 odd and even, four work-group shapes and
 // both borders. Test cases are registered per step at start-up, tagged with
 // the step's name, so `ctest -L step1-naive` runs one step's cases.
+// CLCONV_KERNEL_STEP<N>=FILE grades FILE in place of step N's embedded kernel
+// (docs/coursework.md).
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 
@@ -54,11 +56,17 @@ std::vector<Config> configs_for_case(const std::vector<Config>& all, int i) {
   return {all.front(), all[1 + static_cast<std::size_t>(i) % (all.size() - 1)]};
 }
 
-RunOptions options_for(const Config& config) {
+RunOptions options_for(const Step& step, const Config& config) {
   RunOptions options;
   options.variant = config.variant;
   options.settings = config.settings;
+  conv::test::use_student_kernel(step.name(), options);
   return options;
+}
+
+// ", kernel file PATH" when a student's kernel is graded, else nothing.
+std::string kernel_note(const RunOptions& options) {
+  return options.kernel_label.empty() ? "" : ", kernel file " + options.kernel_label;
 }
 
 Filter filter_for(int width, std::mt19937& rng) {
@@ -75,9 +83,9 @@ std::string case_name(const Image& img, const Filter& f, Border b, Shape wg,
 // Runs one case into a NaN-poisoned output and checks every pixel.
 void check_case(Step& step, const Config& config, const Image& img, const Filter& f,
                 Border border, Shape wg) {
-  RunOptions options = options_for(config);
-  INFO(step.name() << ": " << case_name(img, f, border, wg, step.describe(options)) << "; "
-                   << conv::test::seed_note());
+  RunOptions options = options_for(step, config);
+  INFO(step.name() << ": " << case_name(img, f, border, wg, step.describe(options))
+                   << kernel_note(options) << "; " << conv::test::seed_note());
   const Problem problem = make_problem(img, f, border);
   options.wg_x = wg.x;
   options.wg_y = wg.y;
@@ -148,11 +156,11 @@ void impulse(Step& step, std::mt19937& rng) {
       const int size = 2 * w + 5, px = size / 2, py = size / 2 - 1;
       Image img(size, size + 3, 0.0f);
       img.at(px, py) = 1.0f;
-      const RunOptions options = options_for(config);
+      const RunOptions options = options_for(step, config);
       const RunResult r = run_step(step, device(), make_problem(img, f, Border::zero), options, 0);
       const int a = w / 2;
-      INFO(step.name() << " " << step.describe(options) << ", filter width " << w << "; "
-                       << conv::test::seed_note());
+      INFO(step.name() << " " << step.describe(options) << kernel_note(options)
+                       << ", filter width " << w << "; " << conv::test::seed_note());
       int mismatches = 0;
       for (int y = 0; y < r.output.height; ++y)
         for (int x = 0; x < r.output.width; ++x) {
@@ -173,13 +181,13 @@ void constant(Step& step, std::mt19937& rng) {
       const Filter f = filter_for(w, rng);
       const float c = std::uniform_real_distribution<float>(0.25f, 1.0f)(rng);
       Image img(45, 37, c);
-      const RunOptions options = options_for(config);
+      const RunOptions options = options_for(step, config);
       const RunResult r = run_step(step, device(), make_problem(img, f, Border::clamp), options, 0);
       double abs_sum = 0;
       for (float v : f.weights) abs_sum += std::fabs(v) * c;
       const double expected = f.sum() * c, tolerance = w * w * 1.2e-7 * abs_sum + 1e-30;
-      INFO(step.name() << " " << step.describe(options) << ", filter width " << w << ", c = " << c
-                       << "; " << conv::test::seed_note());
+      INFO(step.name() << " " << step.describe(options) << kernel_note(options)
+                       << ", filter width " << w << ", c = " << c << "; " << conv::test::seed_note());
       double worst = 0;
       for (float v : r.output.pixels)
         worst = std::isfinite(v) ? std::max(worst, std::fabs(v - expected)) : INFINITY;

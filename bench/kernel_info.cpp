@@ -1,0 +1,73 @@
+// kernel-info: builds one step's kernel as a run would (for the given filter
+// width, variant and settings), then prints what the compiler says about it
+// and writes the program binary (PTX on NVIDIA) for inspection:
+//   build/bin/kernel-info --step 6 --filter box:31 --set block=4x8 --dir out/
+// On NVIDIA the program is rebuilt with -cl-nv-verbose, whose log gives the
+// registers, spills and shared memory of every kernel.
+#include <fstream>
+#include <iostream>
+
+#include "common/cli.hpp"
+#include "common/errors.hpp"
+#include "common/image.hpp"
+#include "common/parse.hpp"
+#include "common/program.hpp"
+#include "common/registry.hpp"
+
+using namespace conv;
+
+int main(int argc, char** argv) {
+  return guarded_main("kernel-info", [&]() -> int {
+    CLI::App app("kernel-info: compiler facts and the program binary of one step's kernel", "kernel-info");
+    DeviceOptions device_options;
+    std::string step_name = "6", filter_spec = "motion45", variant, wg = "16x16", dir;
+    std::vector<std::string> sets;
+    app.add_option("--step", step_name, "Step by name or number")->capture_default_str();
+    app.add_option("--filter", filter_spec, "Filter spec (its width is what matters)")->capture_default_str();
+    app.add_option("--variant", variant, "Variant (default: the step's first)");
+    app.add_option("--set", sets, "A step setting NAME=VALUE");
+    app.add_option("--wg", wg, "Work-group shape")->capture_default_str();
+    app.add_option("--dir", dir, "Write each program binary into this folder");
+    add_device_options(app, device_options);
+    if (int rc = parse_command_line(app, argc, argv); rc >= 0) return rc;
+
+    auto step = find_step(step_name);
+    RunOptions run;
+    run.variant = variant;
+    for (const auto& s : sets) {
+      auto eq = s.find('=');
+      if (eq == std::string::npos) throw UsageError("--set: expected NAME=VALUE, got '" + s + "'");
+      run.settings[s.substr(0, eq)] = s.substr(eq + 1);
+    }
+    std::tie(run.wg_x, run.wg_y) = parse_size(wg, "--wg", 1 << 14);
+    DeviceContext device(device_options.choice);
+    const Filter filter = parse_filter_spec(filter_spec);
+    run_step(*step, device, make_problem(synthetic_image(64, 64), filter, Border::zero), run, 1);
+    const bool nvidia = device.facts().platform.find("NVIDIA") != std::string::npos;
+    int n = 0;
+    for (const auto& b : device.built()) {
+      std::cout << "== " << b.label << " [" << b.options << "] on " << device.facts().name << "\n";
+      if (nvidia) {
+        cl::Program verbose = build_program(device.context(), device.device(), b.source,
+                                            b.options + " -cl-nv-verbose", b.label);
+        std::cout << verbose.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device.device()) << "\n";
+      }
+      for (const auto& kernel : std::vector<std::string>{"convolve"}) {
+        cl::Kernel k(b.program, kernel.c_str());
+        std::cout << "  private memory per work-item: "
+                  << k.getWorkGroupInfo<CL_KERNEL_PRIVATE_MEM_SIZE>(device.device())
+                  << " bytes, local memory (static): "
+                  << k.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(device.device())
+                  << " bytes, work-group limit: "
+                  << k.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device.device()) << "\n";
+      }
+      if (!dir.empty()) {
+        auto binaries = b.program.getInfo<CL_PROGRAM_BINARIES>();
+        const std::string path = dir + "/" + step->name() + "-" + std::to_string(n++) + (nvidia ? ".ptx" : ".bin");
+        write_file_atomically(path, std::vector<std::uint8_t>(binaries.at(0).begin(), binaries.at(0).end()));
+        std::cout << "  binary: " << path << "\n";
+      }
+    }
+    return 0;
+  });
+}

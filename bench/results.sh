@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The same-run comparison behind docs/results.md: the serial baseline and
+# every step (each at its default variant) at F = 3, 5, 7, 15, 31 (box
+# filters), then cv::filter2D on the same images and filters, in one CSV.
+#   bench/results.sh TAG [sweep options]
+# writes docs/results/perf-TAG.csv (or $RESULTS/perf-TAG.csv). TAG names the
+# device (pocl, ...); options after it go to sweep and select the device.
+# RESULTS_IMAGE (default 2048x2048), RESULTS_REPS (default 5) and BUILD (the
+# build folder, default build) change the run. The OpenCV rows need
+# $BUILD/bin/opencv-filter2d, built when CMake found OpenCV (Debian:
+# libopencv-dev); without it they are left out, with a note.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tag="${1:?usage: bench/results.sh TAG [sweep options]}"
+shift
+results="${RESULTS:-docs/results}"
+build="${BUILD:-build}"
+image="${RESULTS_IMAGE:-2048x2048}"
+reps="${RESULTS_REPS:-5}"
+filters=box:3,box:5,box:7,box:15,box:31
+mkdir -p "$results"
+out="$results/perf-$tag.csv"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+"$build/bin/sweep" --images "$image" --filters "$filters" --serial --reps "$reps" \
+  --output "$tmp/sweep.csv" "$@"
+cp "$tmp/sweep.csv" "$tmp/all.csv"
+if [ -x "$build/bin/opencv-filter2d" ]; then
+  "$build/bin/opencv-filter2d" --images "$image" --filters "$filters" --reps "$reps" --no-header \
+    >> "$tmp/all.csv"
+else
+  echo "results.sh: $build/bin/opencv-filter2d not built (no OpenCV): no opencv.filter2D rows" >&2
+fi
+mv "$tmp/all.csv" "$out"
+echo "results.sh: wrote $out" >&2

@@ -1,0 +1,64 @@
+// Exercise, step 4 (docs/step4-unroll.md, docs/coursework.md). Write the body
+// of convolve() below. As handed out, this file builds but computes nothing,
+// so every conformance case of step 4 fails. The suite runs all three
+// variants, so all three branches below must be filled in. Grade it from the
+// repository root with
+//   CLCONV_KERNEL_STEP4=docs/exercises/step4-unroll.cl ctest --preset default -L step4
+//
+// Step 1: the naive kernel. One work-item computes one output pixel, reading
+// the image and the filter straight from global memory.
+//
+// Step 2: the filter moves to __constant memory. Every work-item of a
+// work-group reads the same filter weight at the same time; constant memory
+// is cached and broadcasts one value to all of them in one transaction.
+//
+// Step 3: the work-group first copies the input it needs - its own tile plus
+// a halo of F - 1 columns and rows - into __local memory, waits at a barrier,
+// then correlates from there. Each input pixel is read from global memory
+// about once per work-group instead of up to F * F times.
+//
+// Step 4: the inner loop is unrolled by four, so the loop test and branch
+// run a quarter as often. Three variants, chosen at build time:
+//   loop4  (default)          the leftover F % 4 columns run in a second loop;
+//   ifelse (-D REMAINDER_IFELSE) the leftovers are an if-else chain instead;
+//   fixed  (-D FILTER_WIDTH=F)   F is a compile-time constant, so the
+//                                compiler unrolls both loops completely.
+//
+// The host padded the input by the filter's reach, so the work-item at
+// (x, y) correlates the F x F window whose top-left corner is input (x, y)
+// and needs no border logic at all.
+
+__kernel void convolve(__global const float* input,   // padded, in_pitch floats per row
+                       __constant float* filter,      // F x F, row-major
+                       __global float* output,        // out_width x out_height
+                       const int in_pitch,
+                       const int out_width,
+                       const int out_height,
+                       const int filter_width,
+                       __local float* tile,           // tile_width x tile_height
+                       const int tile_width,          // work-group width + F - 1
+                       const int tile_height) {       // work-group height + F - 1
+  // TODO 1-4, as in step 3: ids; copy the tile and its halo (strided loops,
+  // skipping what lies past the padded input); barrier; then the range guard.
+
+#ifdef FILTER_WIDTH
+#define F FILTER_WIDTH  // a constant: the compiler can unroll both loops
+#else
+#define F filter_width
+#endif
+  // TODO 5. For each filter row r (weights from filter[r * F], tile pixels
+  // from tile[(ly + r) * tile_width + lx]) add the row's F products to the sum:
+#ifdef FILTER_WIDTH
+  //   fixed: a plain loop over the F columns; F is a constant here, so
+  //   "#pragma unroll" before both loops lets the compiler unroll them.
+#else
+  //   A loop that adds four products per iteration while four columns are
+  //   left, then the leftover F % 4 columns:
+#ifdef REMAINDER_IFELSE
+  //   ifelse: no loop; an if-else chain on how many are left (3, 2 or 1).
+#else
+  //   loop4: a second loop, zero to three iterations.
+#endif
+#endif
+  // TODO 6. Store the sum at output[y][x] (rows out_width floats apart).
+}

@@ -1,0 +1,242 @@
+#include "histogram/app.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+
+#include "common/errors.hpp"
+#include "common/image.hpp"
+#include "common/limits.hpp"
+#include "common/program.hpp"
+#include "histogram/breakdown.hpp"
+#include "histogram/report.hpp"
+#include "histogram/run.hpp"
+
+namespace conv::histogram {
+namespace {
+
+struct Loaded {
+  std::string spec;
+  RgbImage image;
+};
+
+// The expected counts of one image, computed once, only if needed.
+class Expected {
+ public:
+  explicit Expected(const RgbImage& image) : image_(image) {}
+  const Counts& get() {
+    if (!ready_) counts_ = serial_count(image_), ready_ = true;
+    return counts_;
+  }
+
+ private:
+  const RgbImage& image_;
+  Counts counts_{};
+  bool ready_ = false;
+};
+
+// One stderr line per checked variant; returns false on a difference.
+bool check(const std::string& variant, const std::string& image, const Counts& got,
+           Expected& expected) {
+  const std::string diff = describe_difference(got, expected.get());
+  std::cerr << "verify: " << variant << " on " << image << ": "
+            << (diff.empty() ? "OK" : "FAILED, " + diff) << "\n";
+  return diff.empty();
+}
+
+// The serial count, timed like the kernels; the sum keeps the work alive.
+Stats time_serial(const RgbImage& image, int reps) {
+  std::uint32_t sink = 0;
+  const Stats stats = time_host([&] { sink += serial_count(image)[0]; }, reps);
+  volatile std::uint32_t keep = sink;
+  (void)keep;
+  return stats;
+}
+
+// speedup_serial = serial time / this row's time, for the rows named.
+void fill_speedups(std::vector<Row>& rows, const std::string& serial_phase,
+                   const std::vector<std::string>& phases) {
+  for (auto& r : rows) {
+    if (std::find(phases.begin(), phases.end(), r.phase) == phases.end()) continue;
+    for (const auto& s : rows)
+      if (s.variant == "serial" && s.phase == serial_phase && s.image == r.image && r.median_ms > 0)
+        r.speedup_serial = s.median_ms / r.median_ms;
+  }
+}
+
+void print(const Options& o, const DeviceFacts& facts, const std::vector<Row>& rows) {
+  if (o.csv) {
+    write_csv(std::cout, rows);
+    return;
+  }
+  std::cout << "histogram on " << facts.name << " (" << facts.platform << ", driver "
+            << facts.driver << ")\n";
+  if (o.breakdown)
+    write_breakdown_table(std::cout, rows);
+  else
+    write_run_table(std::cout, rows);
+}
+
+int measured_runs(const Options& o, const std::vector<Loaded>& images,
+                  const std::vector<std::string>& names, Counts& first) {
+  DeviceContext context(o.device);
+  const DeviceFacts& facts = context.facts();
+  Cl cl{context.context(), context.device(), context.queue()};
+  Programs programs(cl, ProgramCache::for_user(o.no_cache));
+  DeviceLimits limits;
+  if (o.limits) limits = device_limits(context);
+
+  std::vector<Row> rows;
+  bool all_ok = true, have_first = false;
+  for (const auto& [spec, image] : images) {
+    Expected expected(image);
+    auto row = [&](const std::string& variant, const std::string& phase, const Stats& stats) {
+      Row r = make_row(facts, variant, phase, spec, image.width, image.height, stats);
+      if (o.limits) {
+        r.copy_gbps = limits.copy_gbps;
+        if (phase == "kernels" || phase == "histogram") r.pct_copy = 100.0 * r.gbps / r.copy_gbps;
+      }
+      return r;
+    };
+    for (const auto& name : names) {
+      if (name == "serial") {
+        if (!have_first) first = expected.get(), have_first = true;
+        rows.push_back(row("serial", "histogram", time_serial(image, o.reps)));
+        continue;
+      }
+      const VariantRun run =
+          run_variant(cl, programs, facts, image, find_variant(name), o.settings, o.reps);
+      for (const auto& [phase, stats] :
+           std::vector<std::pair<std::string, Stats>>{{"kernels", run.device},
+                                                      {"read back", run.read_back},
+                                                      {"host merge", run.merge},
+                                                      {"histogram", run.total}}) {
+        if (phase == "host merge" && run.plan.variant->merge != Merge::host) continue;
+        Row r = row(name, phase, stats);
+        r.chunk = run.plan.chunk;
+        r.wg = run.plan.wg;
+        rows.push_back(r);
+      }
+      if (o.verify) all_ok &= check(name, spec, run.counts, expected);
+      if (!have_first) first = run.counts, have_first = true;
+    }
+  }
+  fill_speedups(rows, "histogram", {"histogram"});
+  print(o, facts, rows);
+  return all_ok ? 0 : 1;
+}
+
+int breakdown_runs(const Options& o, const std::vector<Loaded>& images,
+                   const std::vector<std::string>& names, Counts& first) {
+  const ProgramCache cache = ProgramCache::for_user(o.no_cache);
+  std::vector<Row> rows;
+  bool all_ok = true, have_first = false;
+  for (const auto& [spec, image] : images) {
+    Expected expected(image);
+    for (const auto& name : names) {
+      if (name == "serial") {
+        Row r = make_row({}, "serial", "serial count", spec, image.width, image.height,
+                         time_serial(image, o.reps));
+        r.gbps = NAN;  // a phase, not a bandwidth
+        rows.push_back(r);
+        if (!have_first) first = expected.get(), have_first = true;
+        continue;
+      }
+      const Breakdown b =
+          breakdown(o.device, image, find_variant(name), o.settings, o.kernel_file, cache, o.reps);
+      if (cache.enabled() && !b.warm_note.empty())
+        std::cerr << "breakdown: no warm build for " << name << ": " << b.warm_note << "\n";
+      for (const auto& phase : b.phases) {
+        Row r = make_row({}, name, phase.name, spec, image.width, image.height, phase.stats);
+        r.first_ms = phase.first_ms;
+        r.chunk = b.plan.chunk;
+        r.wg = b.plan.wg;
+        if (phase.name != "kernels") r.gbps = NAN;
+        rows.push_back(r);
+      }
+      if (o.verify) all_ok &= check(name, spec, b.counts, expected);
+      if (!have_first) first = b.counts, have_first = true;
+    }
+  }
+  // Read after the rounds, so that the first round is the first to load the driver.
+  const DeviceFacts facts = read_facts(choose_device(o.device).device);
+  for (auto& r : rows) {
+    r.device = facts.name;
+    r.driver = facts.driver;
+  }
+  fill_speedups(rows, "serial count", {"total (cold build)", "total (warm build)"});
+  print(o, facts, rows);
+  return all_ok ? 0 : 1;
+}
+
+}  // namespace
+
+std::vector<std::string> parse_variants(const std::string& text) {
+  std::vector<std::string> asked;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string name = text.substr(start, comma - start);
+    if (name == "all") {
+      asked.push_back("serial");
+      for (const auto& v : device_variants()) asked.push_back(v.name);
+    } else if (name != "serial") {
+      find_variant(name);  // throws UsageError for an unknown one
+      asked.push_back(name);
+    } else {
+      asked.push_back(name);
+    }
+    start = comma + 1;
+  }
+  // Lesson order, each once.
+  std::vector<std::string> names;
+  if (std::find(asked.begin(), asked.end(), "serial") != asked.end()) names.push_back("serial");
+  for (const auto& v : device_variants())
+    if (std::find(asked.begin(), asked.end(), v.name) != asked.end()) names.push_back(v.name);
+  return names;
+}
+
+void check_counts_path(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::string ext = fs::path(path).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (ext != ".csv") throw UsageError("--output: '" + path + "' must end in .csv");
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw Error(path + ": is a directory");
+  const fs::path parent = fs::path(path).parent_path();
+  if (!parent.empty() && !fs::is_directory(parent, ec))
+    throw Error(path + ": folder " + parent.string() + " does not exist");
+}
+
+int run_histogram(const Options& o) {
+  const std::vector<std::string> names = parse_variants(o.variants);
+  const auto device_count = std::count_if(names.begin(), names.end(),
+                                          [](const std::string& n) { return n != "serial"; });
+  if (!o.kernel_file.empty() && device_count != 1)
+    throw UsageError("--kernel replaces one variant's kernel: name exactly one device --variant");
+  if (o.limits && o.breakdown)
+    throw UsageError("--limits applies to measured runs, not --breakdown");
+  if (!o.output.empty()) {
+    check_counts_path(o.output);
+    if (o.images.size() != 1) throw UsageError("--output needs exactly one --image");
+  }
+  Options options = o;
+  if (!o.kernel_file.empty() && !o.breakdown) {  // --breakdown times the read itself
+    options.settings.kernel_source = read_text_file(o.kernel_file);
+    options.settings.kernel_label = o.kernel_file;
+  }
+  std::vector<Loaded> images;  // all of them before any device work
+  for (const auto& spec : o.images) images.push_back({spec, load_rgb_spec(spec)});
+
+  Counts first{};
+  const int status = o.breakdown ? breakdown_runs(options, images, names, first)
+                                 : measured_runs(options, images, names, first);
+  if (!o.output.empty()) {
+    const std::string text = counts_csv(first);
+    write_file_atomically(o.output, std::vector<std::uint8_t>(text.begin(), text.end()));
+  }
+  return status;
+}
+
+}  // namespace conv::histogram

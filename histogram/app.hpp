@@ -1,0 +1,33 @@
+// What the histogram executable does once its command line is parsed: the
+// measured runs (the default) or the phase-by-phase --breakdown.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "common/device.hpp"
+#include "histogram/variants.hpp"
+
+namespace conv::histogram {
+
+struct Options {
+  std::vector<std::string> images = {"synthetic:7728x4354"};
+  std::string variants = "local-atomic";  // comma-separated, or "all"
+  Settings settings;
+  std::string kernel_file;
+  std::string output;  // FILE.csv: the counts
+  DeviceChoice device;
+  int reps = 10;
+  bool verify = false, csv = false, breakdown = false, limits = false, no_cache = false;
+};
+
+// The names asked for, serial first when present, in lesson order; throws
+// UsageError for an unknown name.
+std::vector<std::string> parse_variants(const std::string& text);
+
+// Checks an --output path before any work: ends in .csv, folder exists.
+void check_counts_path(const std::string& path);
+
+// Returns the exit status: 0, or 1 when --verify found a difference.
+int run_histogram(const Options& options);
+
+}  // namespace conv::histogram

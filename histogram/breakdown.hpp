@@ -1,0 +1,36 @@
+// --breakdown: the cost of OpenCL, phase by phase, as the source post
+// measured it, plus what it left out (cold vs warm build, the first launch,
+// the read-back, the host merge). Every round starts from nothing: a fresh
+// platform query, context, queue, program and buffers.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "common/device.hpp"
+#include "common/timing.hpp"
+#include "histogram/counts.hpp"
+#include "histogram/program_cache.hpp"
+#include "histogram/rgb_image.hpp"
+#include "histogram/variants.hpp"
+
+namespace conv::histogram {
+
+struct Phase {
+  std::string name;
+  double first_ms = 0;  // the first round: the only one that loads the OpenCL driver
+  Stats stats;          // over all rounds
+};
+
+struct Breakdown {
+  Plan plan;
+  std::vector<Phase> phases;  // in pipeline order, totals last
+  Counts counts{};            // from the first round, into poisoned buffers
+  std::string warm_note;      // why there is no warm build, if there is none
+};
+
+// `kernel_file` empty: the embedded kernel ("read source" is then a copy).
+Breakdown breakdown(const DeviceChoice& choice, const RgbImage& image, const Variant& variant,
+                    Settings settings, const std::string& kernel_file, const ProgramCache& cache,
+                    int rounds);
+
+}  // namespace conv::histogram

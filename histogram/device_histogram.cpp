@@ -1,0 +1,100 @@
+#include "histogram/device_histogram.hpp"
+
+#include "common/errors.hpp"
+
+namespace conv::histogram {
+namespace {
+
+constexpr cl_uint kPoison = 0xDEADBEEFu;
+constexpr std::size_t kMergeGroup = 256;  // 768 = 3 x 256 bins per merge work-group
+
+cl_uint as_uint(std::size_t v) { return static_cast<cl_uint>(v); }
+
+}  // namespace
+
+DeviceHistogram::DeviceHistogram(const cl::Context& context, const Plan& plan) : plan_(plan) {
+  image_ = cl::Buffer(context, CL_MEM_READ_ONLY, plan.pixels * kChannels);
+  result_ = cl::Buffer(context, CL_MEM_READ_WRITE, kCounts * sizeof(cl_uint));
+  if (plan.variant->merge != Merge::atomic)
+    partials_ = cl::Buffer(context, CL_MEM_READ_WRITE, plan.partial_bytes());
+  if (plan.variant->merge == Merge::device)
+    slices_ = cl::Buffer(context, CL_MEM_READ_WRITE, plan.slices * kCounts * sizeof(cl_uint));
+}
+
+void DeviceHistogram::upload(cl::CommandQueue& queue, const RgbImage& image) {
+  queue.enqueueWriteBuffer(image_, CL_TRUE, 0, image.rgb.size(), image.rgb.data());
+}
+
+void DeviceHistogram::set_program(const cl::Program& program, const cl::Device& device) {
+  count_ = cl::Kernel(program, "count");
+  const std::size_t limit = count_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device);
+  if (plan_.wg > limit)
+    throw Error("--wg " + std::to_string(plan_.wg) + " is over this kernel's work-group limit " +
+                std::to_string(limit) + " on this device");
+  count_.setArg(0, image_);
+  count_.setArg(1, as_uint(plan_.pixels));
+  count_.setArg(2, plan_.chunk);
+  if (plan_.variant->merge == Merge::atomic) {
+    count_.setArg(3, result_);
+    return;
+  }
+  count_.setArg(3, as_uint(plan_.items));
+  count_.setArg(4, partials_);
+  if (plan_.variant->merge != Merge::device) return;
+  merge_partials_ = cl::Kernel(program, "merge");  // partials -> slices
+  merge_partials_.setArg(0, partials_);
+  merge_partials_.setArg(1, as_uint(plan_.items));
+  merge_partials_.setArg(2, as_uint(plan_.slices));
+  merge_partials_.setArg(3, slices_);
+  merge_slices_ = cl::Kernel(program, "merge");  // slices -> the histogram
+  merge_slices_.setArg(0, slices_);
+  merge_slices_.setArg(1, as_uint(plan_.slices));
+  merge_slices_.setArg(2, cl_uint{1});
+  merge_slices_.setArg(3, result_);
+}
+
+void DeviceHistogram::poison(cl::CommandQueue& queue) {
+  queue.enqueueFillBuffer(result_, kPoison, 0, kCounts * sizeof(cl_uint));
+  if (plan_.variant->merge != Merge::atomic)
+    queue.enqueueFillBuffer(partials_, kPoison, 0, plan_.partial_bytes());
+  if (plan_.variant->merge == Merge::device)
+    queue.enqueueFillBuffer(slices_, kPoison, 0, plan_.slices * kCounts * sizeof(cl_uint));
+  queue.finish();
+}
+
+std::vector<cl::Event> DeviceHistogram::enqueue(cl::CommandQueue& queue) {
+  std::vector<cl::Event> events;
+  auto add = [&]() -> cl::Event* { return &events.emplace_back(); };
+  if (plan_.variant->merge == Merge::atomic)  // the kernels add into it
+    queue.enqueueFillBuffer(result_, cl_uint{0}, 0, kCounts * sizeof(cl_uint), nullptr, add());
+  queue.enqueueNDRangeKernel(count_, cl::NullRange, plan_.global, plan_.local, nullptr, add());
+  if (plan_.variant->merge == Merge::device) {
+    // Two launches: the queue runs them in order, and a kernel's writes are
+    // visible to every work-item of the next. That is the device-wide sync a
+    // barrier cannot give.
+    queue.enqueueNDRangeKernel(merge_partials_, cl::NullRange, cl::NDRange(kCounts, plan_.slices),
+                               cl::NDRange(kMergeGroup, 1), nullptr, add());
+    queue.enqueueNDRangeKernel(merge_slices_, cl::NullRange, cl::NDRange(kCounts, 1),
+                               cl::NDRange(kMergeGroup, 1), nullptr, add());
+  }
+  return events;
+}
+
+void DeviceHistogram::read_back(cl::CommandQueue& queue) {
+  if (merges_on_host()) {
+    host_.resize(plan_.items * kCounts);
+    queue.enqueueReadBuffer(partials_, CL_TRUE, 0, plan_.partial_bytes(), host_.data());
+  } else {
+    host_.resize(kCounts);
+    queue.enqueueReadBuffer(result_, CL_TRUE, 0, kCounts * sizeof(cl_uint), host_.data());
+  }
+}
+
+Counts DeviceHistogram::finish() const {
+  if (merges_on_host()) return merge_partials(host_, plan_.items);
+  Counts counts{};
+  std::copy(host_.begin(), host_.end(), counts.begin());
+  return counts;
+}
+
+}  // namespace conv::histogram

@@ -1,0 +1,59 @@
+// build/bin/histogram: an RGB histogram (3 x 256 bins) of an 8-bit image,
+// counted by the variant(s) of the lesson docs/histogram.md.
+#include <iostream>
+
+#include "common/cli.hpp"
+#include "histogram/app.hpp"
+#include "histogram/variants.hpp"
+
+int main(int argc, char** argv) {
+  using namespace conv;
+  return guarded_main("histogram", [&]() -> int {
+    CLI::App app(
+        "histogram: an RGB histogram (3 x 256 bins) of an 8-bit image, counted on an "
+        "OpenCL device by the variant you choose",
+        "histogram");
+    histogram::Options o;
+    DeviceOptions device;
+    app.add_option("--image", o.images,
+                   "Input (repeatable): a PNG/JPEG/BMP/PPM/TGA file, synthetic:WxH[:SEED], "
+                   "noise:WxH[:SEED] or solid:WxH[:RRGGBB]")
+        ->capture_default_str();
+    app.add_option("--variant", o.variants,
+                   "Comma-separated variants: " + histogram::variant_list() + ", or all")
+        ->capture_default_str();
+    app.add_option("--chunk", o.settings.chunk,
+                   "Pixels per work-item (default: the variant's: 1024, or 64 for local-*)")
+        ->check(CLI::Range(1, 1 << 16));
+    app.add_option("--wg", o.settings.wg,
+                   "Work-items per work-group (default: 64, or 256 for local-*)")
+        ->check(CLI::Range(1, 1 << 12));
+    app.add_option("--copies", o.settings.copies, "Sub-histograms per work-group (local-sub)")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 64));
+    app.add_option("--reps", o.reps, "Timed runs (after one warm-up), or --breakdown rounds")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 100000));
+    app.add_flag("--verify", o.verify,
+                 "Compare every variant with the serial count; exit 1 on any difference");
+    app.add_option("--output", o.output, "Write the counts as FILE.csv (bin,r,g,b; 256 rows)");
+    app.add_flag("--csv", o.csv, "Print CSV (one header row) instead of a table");
+    app.add_flag("--breakdown", o.breakdown,
+                 "Time every phase (platform, context, queue, source, cold and warm build, "
+                 "buffers, upload, kernels, read-back, merge) over --reps fresh rounds");
+    app.add_flag("--limits", o.limits,
+                 "Report GB/s as a share of the device's measured copy bandwidth");
+    app.add_option("--kernel", o.kernel_file,
+                   "Build this OpenCL file instead of the variant's embedded kernel");
+    app.add_flag("--no-binary-cache", o.no_cache,
+                 "Always compile from source (also: CLCONV_NO_BINARY_CACHE=1)");
+    add_device_options(app, device);
+    if (int rc = parse_command_line(app, argc, argv); rc >= 0) return rc;
+    if (device.list) {
+      print_device_list(std::cout);
+      return 0;
+    }
+    o.device = device.choice;
+    return histogram::run_histogram(o);
+  });
+}

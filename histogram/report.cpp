@@ -1,0 +1,136 @@
+#include "histogram/report.hpp"
+
+#include <algorithm>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+
+#include "common/report.hpp"
+
+namespace conv::histogram {
+namespace {
+
+std::string num(double v, int precision = 6) {
+  if (std::isnan(v)) return "";
+  std::ostringstream s;
+  s << std::setprecision(precision) << v;
+  return s.str();
+}
+
+std::string fixed(double v, int digits) {
+  if (std::isnan(v)) return "-";
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(digits) << v;
+  return s.str();
+}
+
+std::string count(unsigned v) { return v ? std::to_string(v) : ""; }
+
+// Left-aligns the first `text_columns` columns, right-aligns the numbers.
+void write_aligned(std::ostream& out, const std::vector<std::vector<std::string>>& lines,
+                   std::size_t text_columns) {
+  if (lines.empty()) return;
+  std::vector<std::size_t> widths(lines.front().size(), 0);
+  for (const auto& l : lines)
+    for (std::size_t i = 0; i < l.size(); ++i) widths[i] = std::max(widths[i], l[i].size());
+  for (const auto& l : lines)
+    for (std::size_t i = 0; i < l.size(); ++i) {
+      out << (i < text_columns ? std::left : std::right) << std::setw(static_cast<int>(widths[i]))
+          << l[i] << (i + 1 < l.size() ? "  " : "\n");
+    }
+}
+
+const Row* find(const std::vector<Row>& rows, const Row& like, const std::string& phase) {
+  for (const auto& r : rows)
+    if (r.variant == like.variant && r.image == like.image && r.phase == phase) return &r;
+  return nullptr;
+}
+
+}  // namespace
+
+Row make_row(const DeviceFacts& facts, const std::string& variant, const std::string& phase,
+             const std::string& image, int width, int height, const Stats& stats) {
+  Row row;
+  row.device = facts.name;
+  row.driver = facts.driver;
+  row.date = today_utc();
+  row.variant = variant;
+  row.phase = phase;
+  row.image = image;
+  row.width = width;
+  row.height = height;
+  row.reps = stats.reps;
+  row.median_ms = stats.median_ms;
+  row.min_ms = stats.min_ms;
+  row.mean_ms = stats.mean_ms;
+  if (stats.median_ms > 0)
+    row.gbps = 3.0 * width * static_cast<double>(height) / (stats.median_ms * 1e6);
+  return row;
+}
+
+const std::vector<std::string>& csv_columns() {
+  static const std::vector<std::string> columns = {
+      "device", "driver",  "date",  "step",      "variant",  "phase",         "image",
+      "width",  "height",  "chunk", "wg",        "reps",     "first_ms",      "median_ms",
+      "min_ms", "mean_ms", "gbps",  "copy_gbps", "pct_copy", "speedup_serial"};
+  return columns;
+}
+
+void write_csv(std::ostream& out, const std::vector<Row>& rows) {
+  const auto& cols = csv_columns();
+  for (std::size_t i = 0; i < cols.size(); ++i) out << (i ? "," : "") << cols[i];
+  out << '\n';
+  for (const auto& r : rows) {
+    const std::vector<std::string> fields = {csv_escape(r.device),
+                                             csv_escape(r.driver),
+                                             r.date,
+                                             r.step,
+                                             r.variant,
+                                             csv_escape(r.phase),
+                                             csv_escape(r.image),
+                                             std::to_string(r.width),
+                                             std::to_string(r.height),
+                                             count(r.chunk),
+                                             count(r.wg),
+                                             std::to_string(r.reps),
+                                             num(r.first_ms),
+                                             num(r.median_ms),
+                                             num(r.min_ms),
+                                             num(r.mean_ms),
+                                             num(r.gbps),
+                                             num(r.copy_gbps),
+                                             num(r.pct_copy, 4),
+                                             num(r.speedup_serial, 4)};
+    for (std::size_t i = 0; i < fields.size(); ++i) out << (i ? "," : "") << fields[i];
+    out << '\n';
+  }
+}
+
+void write_run_table(std::ostream& out, const std::vector<Row>& rows) {
+  std::vector<std::vector<std::string>> lines = {{"image", "variant", "chunk", "wg", "kernels ms",
+                                                  "read-back ms", "merge ms", "total ms", "GB/s",
+                                                  "% copy", "x serial"}};
+  for (const auto& r : rows) {
+    if (r.phase != "histogram") continue;
+    const Row* device = find(rows, r, "kernels");
+    const Row* read = find(rows, r, "read back");
+    const Row* merge = find(rows, r, "host merge");
+    lines.push_back({r.image, r.variant, r.chunk ? std::to_string(r.chunk) : "-",
+                     r.wg ? std::to_string(r.wg) : "-", device ? fixed(device->median_ms, 3) : "-",
+                     read ? fixed(read->median_ms, 3) : "-",
+                     merge ? fixed(merge->median_ms, 3) : "-", fixed(r.median_ms, 3),
+                     fixed(r.gbps, 2), fixed(r.pct_copy, 1), fixed(r.speedup_serial, 2)});
+  }
+  write_aligned(out, lines, 4);
+}
+
+void write_breakdown_table(std::ostream& out, const std::vector<Row>& rows) {
+  std::vector<std::vector<std::string>> lines = {
+      {"variant", "phase", "first ms", "median ms", "min ms"}};
+  for (const auto& r : rows)
+    lines.push_back(
+        {r.variant, r.phase, fixed(r.first_ms, 3), fixed(r.median_ms, 3), fixed(r.min_ms, 3)});
+  write_aligned(out, lines, 2);
+}
+
+}  // namespace conv::histogram

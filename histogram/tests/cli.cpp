@@ -1,0 +1,122 @@
+// build/bin/histogram as a user meets it: errors are one line on stderr with
+// exit status 1 (2 for usage); --verify, --output, --csv and --breakdown do
+// what --help says.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <sstream>
+
+#include "histogram/tests/support.hpp"
+
+using namespace conv::histogram;
+using Catch::Matchers::Contains;
+using Catch::Matchers::StartsWith;
+
+namespace {
+
+void expect_error(const test::Outcome& r, int status, const std::string& needle) {
+  INFO("stderr: " << r.err);
+  CHECK(r.status == status);
+  CHECK(r.err_lines() == 1);
+  CHECK_THAT(r.err, Contains(needle));
+}
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream s(text);
+  for (std::string line; std::getline(s, line);) out.push_back(line);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("bad files exit 1 with one line naming the file", "[histogram][cli]") {
+  const std::string dir = test::scratch_dir();
+  expect_error(test::run_histogram({"--image", dir + "/missing.png"}), 1, "missing.png");
+  const std::string corrupt =
+      test::write_scratch("corrupt.jpg", "\xff\xd8\xff garbage, not a JPEG");
+  expect_error(test::run_histogram({"--image", corrupt}), 1, "corrupt.jpg");
+  const std::string empty = test::write_scratch("empty.png", "");
+  expect_error(test::run_histogram({"--image", empty}), 1, "empty.png");
+  expect_error(test::run_histogram({"--image", "synthetic:4x4", "--variant", "global-partials",
+                                    "--kernel", dir + "/none.cl"}),
+               1, "none.cl");
+  expect_error(test::run_histogram({"--image", "synthetic:4x4", "--output", dir + "/no/dir/h.csv"}),
+               1, "does not exist");
+}
+
+TEST_CASE("usage errors exit 2 with one line", "[histogram][cli]") {
+  expect_error(test::run_histogram({"--variant", "fastest"}), 2, "--variant");
+  expect_error(test::run_histogram({"--variant", "serial,nope"}), 2, "nope");
+  expect_error(test::run_histogram({"--chunk", "0"}), 2, "--chunk");
+  expect_error(test::run_histogram({"--wg", "-3"}), 2, "--wg");
+  expect_error(test::run_histogram({"--image", "synthetic:0x5"}), 2, "must be positive");
+  expect_error(test::run_histogram({"--image", "solid:4x4:blue"}), 2, "RRGGBB");
+  expect_error(test::run_histogram({"--output", "hist.txt"}), 2, ".csv");
+  expect_error(test::run_histogram({"--variant", "all", "--kernel", "x.cl"}), 2, "--kernel");
+  expect_error(test::run_histogram({"--no-such-option"}), 2, "no-such-option");
+}
+
+TEST_CASE("verify, output and csv on every variant", "[histogram][cli]") {
+  const std::string out = test::scratch_dir() + "/hist.csv";
+  const auto r = test::run_histogram({"--image", "synthetic:123x45:7", "--variant", "all", "--reps",
+                                      "2", "--verify", "--csv", "--output", out});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 5);  // one "verify: ... OK" per variant
+  CHECK_THAT(r.err, !Contains("FAILED"));
+
+  const auto csv = lines(r.out);
+  REQUIRE(csv.size() > 1);
+  CHECK_THAT(csv[0], StartsWith("device,driver,date,step,variant,phase,image,width,height"));
+  for (std::size_t i = 1; i < csv.size(); ++i) {
+    CHECK_THAT(csv[i], Contains(",histogram,"));
+    CHECK_THAT(csv[i], !StartsWith("device,"));
+  }
+  CHECK_THAT(r.out, Contains(",serial,histogram,") && Contains(",local-atomic,kernels,"));
+
+  const auto counts = lines(test::read_file(out));
+  REQUIRE(counts.size() == 257);
+  CHECK(counts[0] == "bin,r,g,b");
+  for (const auto& entry : std::filesystem::directory_iterator(test::scratch_dir()))
+    CHECK_THAT(entry.path().string(), !Contains(".tmp."));
+}
+
+TEST_CASE("verify fails (exit 1) for a wrong kernel", "[histogram][cli]") {
+  // Counts every pixel twice into red.
+  const std::string wrong = test::write_scratch(
+      "wrong.cl",
+      "__kernel void count(__global const uchar* rgb, const uint pixels, const uint chunk,\n"
+      "                    __global uint* histogram) {\n"
+      "  const uint p = get_global_id(0);\n"
+      "  if (p < pixels) atomic_add(&histogram[rgb[3 * p]], 2);\n"
+      "}\n");
+  const auto r =
+      test::run_histogram({"--image", "synthetic:20x20", "--variant", "local-atomic", "--chunk",
+                           "1", "--wg", "16", "--kernel", wrong, "--verify", "--reps", "1"});
+  CHECK(r.status == 1);
+  CHECK_THAT(r.err, Contains("FAILED"));
+}
+
+TEST_CASE("breakdown times every phase, cold and warm", "[histogram][cli]") {
+  const std::string cache = test::scratch_dir() + "/xdg";
+  const auto r =
+      test::run_histogram({"--image", "synthetic:64x64", "--variant", "serial,global-partials",
+                           "--breakdown", "--reps", "2", "--csv", "--verify"},
+                          {{"XDG_CACHE_HOME", cache}});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  for (const char* phase :
+       {"platform", "context", "queue", "read source", "build (cold)", "build (warm)",
+        "create buffers", "upload image", "first launch", "kernels", "read back", "host merge",
+        "total (cold build)", "total (warm build)", "serial count"})
+    CHECK_THAT(r.out, Contains("," + std::string(phase) + ","));
+  CHECK(std::filesystem::exists(cache + "/clconv/programs"));
+
+  const auto off =
+      test::run_histogram({"--image", "synthetic:64x64", "--variant", "local-atomic", "--breakdown",
+                           "--reps", "1", "--csv"},
+                          {{"XDG_CACHE_HOME", cache + "2"}, {"CLCONV_NO_BINARY_CACHE", "1"}});
+  REQUIRE(off.status == 0);
+  CHECK_THAT(off.out, !Contains("build (warm)"));
+  CHECK_FALSE(std::filesystem::exists(cache + "2/clconv"));
+}

@@ -1,0 +1,134 @@
+// Every device variant, exactly equal to the serial count: on the smallest
+// image, on pixel counts that are no multiple of the chunk or the work-group,
+// on one color everywhere (the worst contention), and on random images.
+#include <catch2/catch.hpp>
+
+#include "common/program.hpp"
+#include "histogram/counts.hpp"
+#include "histogram/tests/support.hpp"
+
+using namespace conv::histogram;
+using conv::histogram::test::run_seed;
+using conv::histogram::test::seed_note;
+
+namespace {
+
+// One run into poisoned buffers (run_variant's first run), no timing.
+Counts device_count(const RgbImage& image, const Variant& variant, const Settings& settings) {
+  return run_variant(test::cl(), test::programs(), test::facts(), image, variant, settings, 1, 0)
+      .counts;
+}
+
+void check_all_variants(const RgbImage& image, const Settings& settings) {
+  const Counts expected = serial_count(image);
+  for (const auto& v : device_variants()) {
+    INFO(v.name << " on " << image.width << "x" << image.height << ", chunk " << settings.chunk
+                << ", wg " << settings.wg << ", copies " << settings.copies << "; " << seed_note());
+    CHECK(describe_difference(device_count(image, v, settings), expected) == "");
+  }
+}
+
+Settings with(unsigned chunk, unsigned wg, unsigned copies = 8) {
+  Settings s;
+  s.chunk = chunk;
+  s.wg = wg;
+  s.copies = copies;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("every variant counts a 1x1 image", "[histogram][variants]") {
+  const RgbImage one = solid_rgb(1, 1, 0, 128, 255);
+  check_all_variants(one, Settings());
+  check_all_variants(one, with(1, 1));
+}
+
+TEST_CASE("every variant is exact when pixels are no multiple of chunk or work-group",
+          "[histogram][variants]") {
+  std::mt19937 rng(run_seed());
+  // 16 pixels per item, 8 items per group: 128 pixels per group (local-*).
+  for (auto [w, h] : {std::pair{129, 1}, {127, 1}, {1, 131}, {17, 3}, {100, 41}}) {
+    const RgbImage image = test::random_image(w, h, rng);
+    check_all_variants(image, with(16, 8));
+    check_all_variants(image, with(3, 5, 3));  // odd everything
+  }
+  // The defaults (1024 or 64 pixels per item), just past a whole group.
+  check_all_variants(test::random_image(257, 257, rng), Settings());
+}
+
+TEST_CASE("every variant is exact on a single-color image (worst contention)",
+          "[histogram][variants]") {
+  for (auto [r, g, b] : {std::tuple{0, 0, 0}, {255, 255, 255}, {7, 7, 7}, {255, 0, 128}}) {
+    const RgbImage image = solid_rgb(301, 203, static_cast<std::uint8_t>(r),
+                                     static_cast<std::uint8_t>(g), static_cast<std::uint8_t>(b));
+    check_all_variants(image, Settings());
+    check_all_variants(image, with(7, 64, 2));
+  }
+}
+
+TEST_CASE("every variant is exact on random images", "[histogram][variants]") {
+  std::mt19937 rng(run_seed());
+  const unsigned wgs[] = {1, 8, 64, 256};
+  for (int i = 0; i < 4; ++i) {
+    const int w = 1 + static_cast<int>(rng() % 400), h = 1 + static_cast<int>(rng() % 300);
+    const unsigned chunk = 1 + rng() % 300, wg = wgs[rng() % 4], copies = 1u << (rng() % 4);
+    const RgbImage image = i % 2
+                               ? test::random_image(w, h, rng)
+                               : synthetic_rgb(w, h, static_cast<std::uint32_t>(rng() % 1000 + 1));
+    check_all_variants(image, with(chunk, wg, copies));
+  }
+}
+
+TEST_CASE("poisoned buffers expose a kernel that skips work", "[histogram][variants]") {
+  // Each broken kernel leaves one partial, or one bin, unwritten. Fresh
+  // buffers often hold zeros, and zeros would pass as counts; the poison does not.
+  const std::string dir = CLCONV_HISTOGRAM_DIR;
+  struct Broken {
+    const char* variant;
+    const char* file;
+    const char* good;
+    const char* bad;
+  } cases[] = {
+      {"global-partials", "global_partials.cl", "if (item >= items) return;",
+       "if (item + 1 >= items) return;"},
+      {"device-merge", "device_merge.cl", "if (b >= PARTIAL || s >= out_rows) return;",
+       "if (b + 1 >= PARTIAL || s >= out_rows) return;"},
+  };
+  std::mt19937 rng(run_seed());
+  const RgbImage image = test::random_image(64, 33, rng);
+  for (const auto& c : cases) {
+    INFO(c.variant << "; " << seed_note());
+    Settings s = with(16, 4);
+    s.kernel_source = conv::read_text_file(dir + "/" + c.file);
+    const auto at = s.kernel_source.find(c.good);
+    REQUIRE(at != std::string::npos);
+    s.kernel_source.replace(at, std::string(c.good).size(), c.bad);
+    s.kernel_label = std::string("broken ") + c.file;
+    const std::string diff =
+        describe_difference(device_count(image, find_variant(c.variant), s), serial_count(image));
+    CHECK(diff != "");
+  }
+}
+
+TEST_CASE("sizes over a device limit are errors naming the option, not crashes",
+          "[histogram][variants]") {
+  using Catch::Matchers::Contains;
+  conv::DeviceFacts f;
+  f.max_work_group = 2048;
+  f.max_work_item_sizes = {2048, 2048, 64};
+  f.max_alloc_bytes = std::size_t{64} << 20;
+  f.local_mem_bytes = 32 << 10;
+  auto plan = [&](const char* variant, unsigned chunk, unsigned wg, unsigned copies, bool gpu) {
+    f.is_gpu = gpu;
+    return make_plan(find_variant(variant), std::size_t{1} << 20, with(chunk, wg, copies), f);
+  };
+  CHECK_NOTHROW(plan("private", 64, 2048, 8, true));
+  CHECK_THROWS_WITH(plan("local-atomic", 64, 4096, 8, true), Contains("--wg"));
+  CHECK_THROWS_WITH(plan("global-partials", 1, 64, 8, true), Contains("--chunk"));
+  CHECK_THROWS_WITH(plan("local-sub", 64, 256, 16, true), Contains("--copies"));
+  // PoCL keeps a group's private arrays on one thread's stack.
+  CHECK_THROWS_WITH(plan("private", 64, 2048, 8, false), Contains("--wg"));
+  CHECK_NOTHROW(plan("private", 64, 1024, 8, false));
+  CHECK_NOTHROW(plan("global-partials", 64, 2048, 8, false));
+}

@@ -1,0 +1,127 @@
+#include "histogram/variants.hpp"
+
+#include <algorithm>
+
+#include "common/errors.hpp"
+#include "histogram/counts.hpp"
+
+namespace conv::embedded {
+extern const char* const histogram_global_partials;
+extern const char* const histogram_private;
+extern const char* const histogram_device_merge;
+extern const char* const histogram_local_atomic;
+extern const char* const histogram_local_sub;
+}  // namespace conv::embedded
+
+namespace conv::histogram {
+namespace {
+
+constexpr unsigned kMaxSlices = 256;  // rows after the first device merge pass
+// A CPU driver (PoCL) keeps a whole work-group's private arrays on one
+// worker thread's stack, typically 8 MiB: stay well inside half of it.
+constexpr std::size_t kCpuPrivateBytesPerGroup = std::size_t{4} << 20;
+
+std::string mib(std::size_t bytes) {
+  return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB";
+}
+
+std::size_t round_up(std::size_t value, std::size_t multiple) {
+  return (value + multiple - 1) / multiple * multiple;
+}
+
+}  // namespace
+
+const std::vector<Variant>& device_variants() {
+  // Defaults: the source's 1024 pixels per work-item for the variants that
+  // reproduce it; 64 per work-item and 256 per group for the local ones, so
+  // that the default image gives a large GPU about 2000 work-groups.
+  static const std::vector<Variant> variants = {
+      {"global-partials", "global_partials.cl",
+       "one partial histogram per work-item in global memory, merged on the host",
+       embedded::histogram_global_partials, Merge::host, false, false, 1024, 64},
+      {"private", "private.cl",
+       "partial counts in private memory (zeroed first), copied out, merged on the host",
+       embedded::histogram_private, Merge::host, true, false, 1024, 64},
+      {"device-merge", "device_merge.cl",
+       "private partials merged on the device by a second kernel, launched twice",
+       embedded::histogram_device_merge, Merge::device, true, false, 1024, 64},
+      {"local-atomic", "local_atomic.cl",
+       "one histogram per work-group in local memory (atomics), merged with global atomics",
+       embedded::histogram_local_atomic, Merge::atomic, false, false, 64, 256},
+      {"local-sub", "local_sub.cl",
+       "local-atomic with several sub-histograms per work-group against contention",
+       embedded::histogram_local_sub, Merge::atomic, false, true, 64, 256},
+  };
+  return variants;
+}
+
+std::string variant_list() {
+  std::string list = "serial";
+  for (const auto& v : device_variants()) list += ", " + v.name;
+  return list;
+}
+
+const Variant& find_variant(const std::string& name) {
+  for (const auto& v : device_variants())
+    if (v.name == name) return v;
+  throw UsageError("--variant: unknown variant '" + name + "' (choose from " + variant_list() +
+                   " or all)");
+}
+
+std::size_t Plan::partial_bytes() const {
+  return variant && variant->merge != Merge::atomic ? items * kCounts * sizeof(std::uint32_t) : 0;
+}
+
+Plan make_plan(const Variant& variant, std::size_t pixels, const Settings& settings,
+               const DeviceFacts& facts) {
+  Plan plan;
+  plan.variant = &variant;
+  plan.pixels = pixels;
+  plan.chunk = settings.chunk ? settings.chunk : variant.default_chunk;
+  plan.wg = settings.wg ? settings.wg : variant.default_wg;
+  plan.copies = variant.local_copies ? settings.copies : 1;
+  plan.source = settings.kernel_source.empty() ? variant.source : settings.kernel_source;
+  plan.label = settings.kernel_label.empty() ? variant.file : settings.kernel_label;
+  if (variant.local_copies) plan.options = "-DCOPIES=" + std::to_string(plan.copies);
+
+  const std::size_t max_wg = std::min<std::size_t>(
+      facts.max_work_group,
+      facts.max_work_item_sizes.empty() ? facts.max_work_group : facts.max_work_item_sizes[0]);
+  if (plan.wg > max_wg)
+    throw Error("--wg " + std::to_string(plan.wg) + " is over the device's work-group limit " +
+                std::to_string(max_wg));
+  const std::size_t private_bytes = std::size_t{plan.wg} * kCounts * sizeof(std::uint32_t);
+  if (variant.private_counts && !facts.is_gpu && private_bytes > kCpuPrivateBytesPerGroup)
+    throw Error("--wg " + std::to_string(plan.wg) + ": on a CPU device a work-group's private " +
+                "counters (3 KiB per work-item) share one thread's stack; use --wg " +
+                std::to_string(kCpuPrivateBytesPerGroup / (kCounts * sizeof(std::uint32_t))) +
+                " or less");
+  const std::size_t image_bytes = pixels * kChannels;
+  if (image_bytes > facts.max_alloc_bytes)
+    throw Error("the image needs " + mib(image_bytes) + ", over the device's allocation limit of " +
+                mib(facts.max_alloc_bytes));
+
+  if (variant.merge == Merge::atomic) {
+    const std::size_t per_group = std::size_t{plan.chunk} * plan.wg;
+    plan.groups = (pixels + per_group - 1) / per_group;
+    plan.global = cl::NDRange(plan.groups * plan.wg);
+    plan.local = cl::NDRange(plan.wg);
+    const std::size_t local_bytes = std::size_t{kCounts} * plan.copies * sizeof(std::uint32_t);
+    if (local_bytes > facts.local_mem_bytes)
+      throw Error(std::to_string(plan.copies) + " local histograms need " +
+                  std::to_string(local_bytes / 1024) + " KiB of local memory, over the device's " +
+                  std::to_string(facts.local_mem_bytes / 1024) + " KiB; use a smaller --copies");
+    return plan;
+  }
+  plan.items = (pixels + plan.chunk - 1) / plan.chunk;
+  plan.global = cl::NDRange(round_up(plan.items, plan.wg));
+  plan.local = cl::NDRange(plan.wg);
+  if (plan.partial_bytes() > facts.max_alloc_bytes)
+    throw Error(std::to_string(plan.items) + " partial histograms need " +
+                mib(plan.partial_bytes()) + ", over the device's allocation limit of " +
+                mib(facts.max_alloc_bytes) + "; use a larger --chunk");
+  if (variant.merge == Merge::device) plan.slices = std::min<std::size_t>(plan.items, kMaxSlices);
+  return plan;
+}
+
+}  // namespace conv::histogram

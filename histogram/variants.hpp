@@ -1,0 +1,67 @@
+// The histogram variants in lesson order, and the plan of one launch: how
+// many work-items and groups, which build options, what each buffer holds.
+#pragma once
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "common/cl.hpp"
+#include "common/device.hpp"
+
+namespace conv::histogram {
+
+// Where the partial histograms meet.
+enum class Merge {
+  host,    // partials read back and added on the host
+  device,  // partials added by a second kernel
+  atomic,  // one histogram per work-group, added with global atomics
+};
+
+struct Variant {
+  std::string name;     // the --variant value
+  std::string file;     // its kernel file in histogram/ (for --help and errors)
+  std::string summary;  // one line for --help
+  const char* source;   // the embedded kernel
+  Merge merge;
+  bool private_counts;  // keeps 768 counters per work-item in private memory
+  bool local_copies;    // takes -DCOPIES (local-sub)
+  unsigned default_chunk;
+  unsigned default_wg;
+};
+
+// Every device variant, in lesson order (serial is not one of them).
+const std::vector<Variant>& device_variants();
+// "serial, global-partials, ...", for --help and errors.
+std::string variant_list();
+// Throws UsageError naming the choices.
+const Variant& find_variant(const std::string& name);
+
+// What the user may change about a launch; 0 means the variant's default.
+struct Settings {
+  unsigned chunk = 0;         // pixels per work-item
+  unsigned wg = 0;            // work-items per work-group
+  unsigned copies = 8;        // sub-histograms per group (local-sub)
+  std::string kernel_source;  // --kernel FILE's text, else the embedded kernel
+  std::string kernel_label;   // names the source in build errors
+};
+
+struct Plan {
+  const Variant* variant = nullptr;
+  std::size_t pixels = 0;
+  unsigned chunk = 0, wg = 0, copies = 0;
+  std::size_t items = 0;   // work-items that count (host/device merge)
+  std::size_t groups = 0;  // work-groups (atomic merge)
+  std::size_t slices = 0;  // rows after the first merge pass (device merge)
+  cl::NDRange global, local;
+  std::string options;        // build options
+  std::string source, label;  // what to build
+
+  std::size_t partial_bytes() const;  // 0 for the atomic variants
+};
+
+// Checks the sizes against the device's limits; throws Error naming the
+// limit and the option that changes it.
+Plan make_plan(const Variant& variant, std::size_t pixels, const Settings& settings,
+               const DeviceFacts& facts);
+
+}  // namespace conv::histogram

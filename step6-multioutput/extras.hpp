@@ -1,0 +1,90 @@
+// Step 6's two extensions (docs/step6-multioutput.md):
+//  - the filter bank: BANK filters of one width applied in one pass (bank.cl),
+//    against BANK separate passes of the same kernel with one filter;
+//  - the 3D volume: a uchar volume and BANK F x F x F filters (volume.cl),
+//    the naive kernel against the register-blocked one.
+// Each comes with its serial reference, so the tests check it like the steps.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/device.hpp"
+#include "common/filter.hpp"
+#include "common/image.hpp"
+#include "common/reference.hpp"
+#include "common/timing.hpp"
+
+namespace conv {
+
+// The bank sizes the kernels take: OpenCL's vector widths.
+bool valid_bank_size(int bank);
+
+// ---- the filter bank (2D) -----------------------------------------------
+
+// BANK random filters of width F (seeds seed, seed + 1, ...).
+std::vector<Filter> random_filter_bank(int bank, int width, std::uint32_t seed);
+
+// Outputs per work-item when --block is not given: the block shrinks as the
+// bank grows, so that BLOCK_X * BLOCK_Y * BANK sums stay about 32 registers.
+std::pair<int, int> default_bank_block(int bank);
+
+struct BankRun {
+  std::vector<Image> outputs;  // one plane per filter, from the first launch
+  Stats stats;                 // of the timed launches (all filters at once)
+  std::string work_group;
+};
+
+// Runs bank.cl over `padded` (padded for the filters' width) with every
+// filter at once. The output buffer is poisoned with NaN before the first
+// launch, whose result is returned.
+BankRun run_bank(DeviceContext& device, const Image& padded, const std::vector<Filter>& filters,
+                 int wg_x, int wg_y, std::pair<int, int> block, int reps);
+
+// The same filters as `filters.size()` separate passes of bank.cl with one
+// filter each: one timed sample is all of them, first start to last end.
+Stats time_separate_passes(DeviceContext& device, const Image& padded,
+                           const std::vector<Filter>& filters, int wg_x, int wg_y,
+                           std::pair<int, int> block, int reps);
+
+// ---- the 3D volume --------------------------------------------------------
+
+struct Volume {
+  int width = 0, height = 0, depth = 0;
+  std::vector<std::uint8_t> voxels;  // x fastest, then y, then z
+  std::uint8_t at(int x, int y, int z) const {
+    return voxels[(static_cast<std::size_t>(z) * height + y) * width + x];
+  }
+};
+
+// Deterministic for a seed: smooth blobs plus noise, every value 0..255.
+Volume synthetic_volume(int width, int height, int depth, std::uint32_t seed);
+
+struct Filter3D {
+  int width = 0;               // F: the filter is F x F x F
+  std::vector<float> weights;  // x fastest, F^3
+  float at(int x, int y, int z) const {
+    return weights[(static_cast<std::size_t>(z) * width + y) * width + x];
+  }
+};
+
+// BANK random filters, weights in [-1, 1] scaled by 1 / F^3.
+std::vector<Filter3D> random_filter_bank_3d(int bank, int width, std::uint32_t seed);
+
+struct VolumeRun {
+  int out_width = 0, out_height = 0, out_depth = 0;
+  std::vector<Image> outputs;  // per filter: out_width x (out_height * out_depth)
+  Stats stats;
+  std::string work_group;
+};
+
+// "naive" or "blocked" (block_x outputs per work-item along x).
+VolumeRun run_volume(DeviceContext& device, const Volume& volume,
+                     const std::vector<Filter3D>& filters, const std::string& variant,
+                     int block_x, int wg_x, int wg_y, int wg_z, int reps);
+
+// The exact "valid" correlation, in double, laid out as VolumeRun's planes.
+Reference volume_reference(const Volume& volume, const Filter3D& filter);
+
+}  // namespace conv

@@ -1,0 +1,178 @@
+// Step 6's filter bank and 3D volume against their serial references, on
+// fresh random inputs (the seed is printed on failure), sizes that are not
+// multiples of the work-group or the block, and every bank size.
+#define CATCH_CONFIG_MAIN
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "common/border.hpp"
+#include "common/errors.hpp"
+#include "step6-multioutput/extras.hpp"
+#include "tests/files.hpp"
+#include "tests/support.hpp"
+
+using namespace conv;
+
+namespace {
+
+void check_planes(const std::vector<Image>& planes, const std::vector<Reference>& refs, long long terms) {
+  REQUIRE(planes.size() == refs.size());
+  for (std::size_t k = 0; k < planes.size(); ++k) {
+    INFO("filter " << k << " of " << planes.size());
+    const Comparison cmp = compare_with_reference_terms(planes[k], refs[k], terms);
+    INFO(cmp.describe());
+    CHECK(cmp.passed());
+  }
+}
+
+std::vector<Filter> random_bank(int bank, int width, std::mt19937& rng) {
+  std::vector<Filter> filters;
+  for (int k = 0; k < bank; ++k) filters.push_back(test::random_filter(width, rng));
+  return filters;
+}
+
+}  // namespace
+
+TEST_CASE("step6 filter bank: every plane matches the serial reference", "[step6-bank]") {
+  auto& device = test::device();
+  std::mt19937 rng(test::run_seed());
+  INFO(test::seed_note());
+  for (int bank : {1, 2, 4, 8, 16}) {
+    for (auto [w, h] : {std::pair{1, 1}, {37, 29}, {70, 9}}) {
+      for (int F : {1, 3, 4, 7}) {
+        for (auto border : {Border::zero, Border::clamp}) {
+          INFO("bank " << bank << ", " << w << "x" << h << ", F = " << F << ", border " << border_name(border));
+          const Image padded = pad_image(test::random_image(w, h, rng), F, border);
+          const auto filters = random_bank(bank, F, rng);
+          const BankRun run = run_bank(device, padded, filters, 8, 8, {0, 0}, 0);
+          std::vector<Reference> refs;
+          for (const auto& f : filters) refs.push_back(reference_correlate(padded, f));
+          check_planes(run.outputs, refs, static_cast<long long>(F) * F);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("step6 filter bank: other blocks and work-groups, and separate passes time", "[step6-bank]") {
+  auto& device = test::device();
+  std::mt19937 rng(test::run_seed() + 1);
+  INFO(test::seed_note());
+  const Image padded = pad_image(test::random_image(53, 41, rng), 5, Border::zero);
+  const auto filters = random_bank(4, 5, rng);
+  std::vector<Reference> refs;
+  for (const auto& f : filters) refs.push_back(reference_correlate(padded, f));
+  for (auto [bx, by] : {std::pair{4, 1}, {8, 2}, {4, 3}}) {
+    for (auto [wx, wy] : {std::pair{16, 16}, {32, 8}, {8, 32}}) {
+      INFO("block " << bx << "x" << by << ", work-group " << wx << "x" << wy);
+      check_planes(run_bank(device, padded, filters, wx, wy, {bx, by}, 0).outputs, refs, 25);
+    }
+  }
+  const Stats s = time_separate_passes(device, padded, filters, 16, 16, {0, 0}, 3);
+  CHECK(s.reps == 3);
+  CHECK(s.median_ms > 0);
+}
+
+TEST_CASE("step6 filter bank: bad banks are refused", "[step6-bank][errors]") {
+  auto& device = test::device();
+  const Image padded = pad_image(synthetic_image(20, 20), 3, Border::zero);
+  std::vector<Filter> three = {parse_filter_spec("box:3"), parse_filter_spec("box:3"), parse_filter_spec("box:3")};
+  CHECK_THROWS_AS(run_bank(device, padded, three, 8, 8, {0, 0}, 0), UsageError);
+  std::vector<Filter> mixed = {parse_filter_spec("box:3"), parse_filter_spec("box:5")};
+  CHECK_THROWS_AS(run_bank(device, padded, mixed, 8, 8, {0, 0}, 0), UsageError);
+  CHECK_THROWS_AS(run_bank(device, padded, {parse_filter_spec("box:3")}, 8, 8, {3, 1}, 0), UsageError);
+}
+
+TEST_CASE("step6 volume: naive and blocked match the serial reference", "[step6-volume]") {
+  auto& device = test::device();
+  const std::uint32_t seed = test::run_seed();
+  INFO(test::seed_note());
+  struct Case { int w, h, d, F; };
+  for (const Case c : {Case{19, 13, 11, 3}, Case{23, 17, 9, 7}, Case{7, 7, 7, 7}, Case{5, 4, 3, 1}}) {
+    const Volume volume = synthetic_volume(c.w, c.h, c.d, seed);
+    for (int bank : {1, 2, 4, 16}) {
+      const auto filters = random_filter_bank_3d(bank, c.F, seed + 7);
+      std::vector<Reference> refs;
+      for (const auto& f : filters) refs.push_back(volume_reference(volume, f));
+      for (const std::string variant : {"naive", "blocked"}) {
+        for (int block_x : {8, 3}) {
+          if (variant == "naive" && block_x != 8) continue;
+          INFO(variant << ", " << c.w << "x" << c.h << "x" << c.d << ", F = " << c.F << ", bank " << bank
+                       << ", block_x " << block_x);
+          const VolumeRun run = run_volume(device, volume, filters, variant, block_x, 8, 4, 2, 0);
+          CHECK(run.out_width == c.w - c.F + 1);
+          CHECK(run.out_depth == c.d - c.F + 1);
+          check_planes(run.outputs, refs, static_cast<long long>(c.F) * c.F * c.F);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("step6 volume: a volume smaller than the filter, a bad variant or bank", "[step6-volume][errors]") {
+  auto& device = test::device();
+  const Volume volume = synthetic_volume(6, 9, 9, 1);
+  CHECK_THROWS_AS(run_volume(device, volume, random_filter_bank_3d(1, 7, 1), "naive", 8, 8, 4, 2, 0), UsageError);
+  CHECK_THROWS_AS(run_volume(device, volume, random_filter_bank_3d(1, 3, 1), "tiled", 8, 8, 4, 2, 0), UsageError);
+  CHECK_THROWS_AS(random_filter_bank_3d(3, 3, 1), UsageError);
+  CHECK_THROWS_AS(synthetic_volume(0, 4, 4, 1), UsageError);
+  CHECK_THROWS_WITH(run_volume(device, volume, random_filter_bank_3d(1, 3, 1), "naive", 8, 4096, 4096, 1, 0),
+                    Catch::Matchers::Contains("limit"));
+}
+
+namespace {
+
+struct Result {
+  int status = -1;
+  std::string out, err;
+};
+
+// Runs one of the executables with its output in the test's scratch folder.
+Result run_program(const std::string& program, const std::string& args) {
+  const std::string dir = test::scratch_dir();
+  const std::string cmd = std::string(CLCONV_BIN_DIR) + "/" + program + " " + args + " >" + dir +
+                          "/out 2>" + dir + "/err </dev/null";
+  const int raw = std::system(cmd.c_str());
+  Result r;
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  auto slurp = [](const std::string& path) {
+    std::ifstream f(path);
+    std::stringstream s;
+    s << f.rdbuf();
+    return s.str();
+  };
+  r.out = slurp(dir + "/out");
+  r.err = slurp(dir + "/err");
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("step6-bank and step6-volume: --verify passes, bad options are one line", "[step6-bank][step6-volume][cli]") {
+  Result r = run_program("step6-bank", "--image synthetic:45x31 --filter-width 5 --bank 1,4 --reps 2 --verify --csv");
+  INFO(r.err);
+  CHECK(r.status == 0);
+  CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 5);  // header, separate and fused per bank
+  CHECK(r.out.find("fused bank=4") != std::string::npos);
+
+  r = run_program("step6-volume", "--size 21x15x10 --filter-width 3 --bank 2 --reps 2 --verify");
+  INFO(r.err);
+  CHECK(r.status == 0);
+  CHECK(r.out.find("- OK") != std::string::npos);
+
+  for (const auto& [program, args] : {std::pair<std::string, std::string>{"step6-bank", "--bank 3"},
+                                      {"step6-volume", "--bank 5"},
+                                      {"step6-volume", "--size 0"},
+                                      {"step6-volume", "--variant tiled"}}) {
+    r = run_program(program, args);
+    INFO(program << " " << args << ": " << r.err);
+    CHECK(r.status == 2);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  }
+}
