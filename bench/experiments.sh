@@ -19,6 +19,14 @@
 #            on $BLOCKS_IMAGE (default 8192x8192)
 #   perf     every step at F = 3, 5, 7, 15, 31 on $PERF_IMAGE (default
 #            8192x8192), step 6 with its default block
+#   bank     step 6's filter bank: 1, 2, 4, 8, 16 random filters of F = 3 and
+#            7 in one pass against as many separate passes, on $BANK_IMAGE
+#            (default 8192x8192)
+#   volume   step 6 in 3D: a $VOLUME_SIZE^3 uchar volume (default 256, the
+#            size of seed 003), 7^3 filters, banks of 1..16, naive against
+#            register-blocked, GFLOP/s against the measured FMA peak
+# bank and volume run their own executables (build/bin/step6-bank,
+# build/bin/step6-volume); extra options go to them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 name="${1:?usage: bench/experiments.sh NAME TAG [sweep options]}"
@@ -28,7 +36,18 @@ results="${RESULTS:-docs/results}"
 mkdir -p "$results"
 out="$results/$name-$tag.csv"
 sweep=build/bin/sweep
+bin=$(dirname "$sweep")
+tmp="$out.tmp.$$"   # bank and volume write here first: a failed run leaves no CSV behind
+trap 'rm -f "$tmp"' EXIT
 case "$name" in
+  bank)    { "$bin/step6-bank" --image "synthetic:${BANK_IMAGE:-8192x8192}" --filter-width 3 \
+               --reps "${BANK_REPS:-20}" --csv "$@"
+             "$bin/step6-bank" --image "synthetic:${BANK_IMAGE:-8192x8192}" --filter-width 7 \
+               --reps "${BANK_REPS:-20}" --csv "$@" | tail -n +2; } > "$tmp"
+           mv "$tmp" "$out"; exit 0 ;;
+  volume)  "$bin/step6-volume" --size "${VOLUME_SIZE:-256}" --filter-width 7 --reps "${VOLUME_REPS:-10}" \
+             --csv "$@" > "$tmp"
+           mv "$tmp" "$out"; exit 0 ;;
   seed001) exec "$sweep" --steps 1,2,3,4 --variants default --images 600x400 \
              --filters box:3,box:5,box:7 --wgs 8x8,16x16,32x32 --serial --reps 20 \
              --output "$out" "$@" ;;

@@ -71,7 +71,8 @@ int main(int argc, char** argv) {
     DeviceOptions device_options;
     device_options.choice.type = "cpu";
     std::string images_text = "2048x2048", filters_text = "motion45", border_text = "zero";
-    int reps = 10, threads = 0;
+    std::string threads_text;
+    int reps = 10;
     bool no_header = false, no_limits = false;
     app.add_option("--images", images_text,
                    "Images: WxH (synthetic), synthetic:WxH[:SEED] or files, comma-separated")
@@ -83,8 +84,8 @@ int main(int argc, char** argv) {
     app.add_option("--reps", reps, "Timed calls per image and filter, after one untimed call")
         ->capture_default_str()
         ->check(CLI::Range(1, 100000));
-    app.add_option("--threads", threads, "cv::setNumThreads (default: one per hardware thread)")
-        ->check(CLI::Range(1, 1024));
+    app.add_option("--threads", threads_text,
+                   "cv::setNumThreads values to run, comma-separated (default: one per hardware thread)");
     app.add_flag("--no-header", no_header, "Rows only, to append to another tool's CSV");
     app.add_flag("--no-limits", no_limits,
                  "Leave % of limit empty instead of taking the limits measured on the OpenCL CPU "
@@ -103,8 +104,10 @@ int main(int argc, char** argv) {
     if (image_items.empty() || filters.empty()) throw UsageError("--images and --filters need one item each");
 
     cv::ocl::setUseOpenCL(false);  // cv::Mat already runs on the CPU; make sure of it
-    if (threads == 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    cv::setNumThreads(threads);
+    std::vector<int> thread_counts;
+    for (const auto& t : split(threads_text)) thread_counts.push_back(parse_positive_int(t, "--threads", 1024));
+    if (thread_counts.empty())
+      thread_counts.push_back(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
 
     // The roofline needs the CPU's copy bandwidth and FMA rate: the ones the
     // harness measured on the OpenCL CPU device (cached), if there is one.
@@ -124,7 +127,6 @@ int main(int argc, char** argv) {
     facts.name = cpu_name();
     if (facts.name.empty()) facts.name = "CPU";
     facts.driver = "OpenCV " + std::string(CV_VERSION);
-    const std::string variant = "threads=" + std::to_string(cv::getNumThreads());
     const int cv_border = border == Border::zero ? cv::BORDER_CONSTANT : cv::BORDER_REPLICATE;
 
     if (!no_header) write_csv_header(std::cout);
@@ -133,49 +135,53 @@ int main(int argc, char** argv) {
       const Image image = load_image_spec(image_spec(item));
       cv::Mat src(image.height, image.width, CV_32F, const_cast<float*>(image.pixels.data()));
       for (const auto& filter : filters) {
-        std::cerr << "opencv-filter2d: " << image.width << "x" << image.height << ", " << filter.name
-                  << ", " << variant << "\n";
         const Problem problem = make_problem(image, filter, border);
         const Reference reference = reference_correlate(problem.padded, filter);
         cv::Mat kernel(filter.width, filter.width, CV_32F, const_cast<float*>(filter.weights.data()));
         const cv::Point anchor(filter.width / 2, filter.width / 2);
-        Image out(image.width, image.height);
-        cv::Mat dst(out.height, out.width, CV_32F, out.pixels.data());
-        auto call = [&] { cv::filter2D(src, dst, CV_32F, kernel, anchor, 0.0, cv_border); };
-        call();  // untimed: allocations, and the result that is checked
-        if (dst.data != reinterpret_cast<uchar*>(out.pixels.data()))
-          throw Error("cv::filter2D reallocated its output");
-        const auto cmp = compare_with_reference(out, reference, filter.width);
-        const Stats stats = time_host(call, reps);
+        for (int threads : thread_counts) {
+          cv::setNumThreads(threads);
+          const std::string variant = "threads=" + std::to_string(cv::getNumThreads());
+          std::cerr << "opencv-filter2d: " << image.width << "x" << image.height << ", " << filter.name
+                    << ", " << variant << "\n";
+          Image out(image.width, image.height);
+          cv::Mat dst(out.height, out.width, CV_32F, out.pixels.data());
+          auto call = [&] { cv::filter2D(src, dst, CV_32F, kernel, anchor, 0.0, cv_border); };
+          call();  // untimed: allocations, and the result that is checked
+          if (dst.data != reinterpret_cast<uchar*>(out.pixels.data()))
+            throw Error("cv::filter2D reallocated its output");
+          const auto cmp = compare_with_reference(out, reference, filter.width);
+          const Stats stats = time_host(call, reps);
 
-        Row row;
-        stamp(row, facts);
-        row.step = "opencv.filter2D";
-        row.variant = variant;
-        row.width = problem.out_width();
-        row.height = problem.out_height();
-        row.filter = filter.name;
-        row.filter_width = filter.width;
-        row.border = border_name(border);
-        fill_metrics(row, stats, static_cast<long long>(problem.padded.pixels.size()));
-        const double outputs = static_cast<double>(row.width) * row.height;
-        const double flops = 2.0 * filter.width * filter.width * outputs;
-        const double bytes = 4.0 * (static_cast<double>(problem.padded.pixels.size()) + outputs);
-        if (limits.copy_gbps > 0) {
-          const auto share = roofline_share(limits, flops, bytes, stats.median_ms);
-          row.pct_limit = share.percent;
-          row.limit = share.limit;
+          Row row;
+          stamp(row, facts);
+          row.step = "opencv.filter2D";
+          row.variant = variant;
+          row.width = problem.out_width();
+          row.height = problem.out_height();
+          row.filter = filter.name;
+          row.filter_width = filter.width;
+          row.border = border_name(border);
+          fill_metrics(row, stats, static_cast<long long>(problem.padded.pixels.size()));
+          const double outputs = static_cast<double>(row.width) * row.height;
+          const double flops = 2.0 * filter.width * filter.width * outputs;
+          const double bytes = 4.0 * (static_cast<double>(problem.padded.pixels.size()) + outputs);
+          if (limits.copy_gbps > 0) {
+            const auto share = roofline_share(limits, flops, bytes, stats.median_ms);
+            row.pct_limit = share.percent;
+            row.limit = share.limit;
+          }
+          row.max_abs_err = cmp.max_abs_err;
+          row.max_rel_err = cmp.max_rel_err;
+          if (!cmp.passed()) {
+            // Reported, not fatal: for large kernels filter2D goes through a
+            // DFT, whose rounding is not bounded per pixel like a direct sum.
+            std::cerr << "opencv-filter2d: outside the direct-sum tolerance: " << cmp.describe() << "\n";
+            ++wrong;
+          }
+          write_csv_row(std::cout, row);
+          std::cout.flush();
         }
-        row.max_abs_err = cmp.max_abs_err;
-        row.max_rel_err = cmp.max_rel_err;
-        if (!cmp.passed()) {
-          // Reported, not fatal: for large kernels filter2D goes through a
-          // DFT, whose rounding is not bounded per pixel like a direct sum.
-          std::cerr << "opencv-filter2d: outside the direct-sum tolerance: " << cmp.describe() << "\n";
-          ++wrong;
-        }
-        write_csv_row(std::cout, row);
-        std::cout.flush();
       }
     }
     if (wrong) std::cerr << "opencv-filter2d: " << wrong << " result(s) outside the tolerance\n";

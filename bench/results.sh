@@ -8,7 +8,8 @@
 # RESULTS_IMAGE (default 2048x2048), RESULTS_REPS (default 5) and BUILD (the
 # build folder, default build) change the run. The OpenCV rows need
 # $BUILD/bin/opencv-filter2d, built when CMake found OpenCV (Debian:
-# libopencv-dev); without it they are left out, with a note.
+# libopencv-dev); without it they are left out, with a note. OpenCV runs
+# with one thread and with one per hardware thread.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tag="${1:?usage: bench/results.sh TAG [sweep options]}"
@@ -26,8 +27,10 @@ trap 'rm -rf "$tmp"' EXIT
   --output "$tmp/sweep.csv" "$@"
 cp "$tmp/sweep.csv" "$tmp/all.csv"
 if [ -x "$build/bin/opencv-filter2d" ]; then
-  "$build/bin/opencv-filter2d" --images "$image" --filters "$filters" --reps "$reps" --no-header \
-    >> "$tmp/all.csv"
+  threads=1
+  [ "$(nproc)" -gt 1 ] && threads="1,$(nproc)"
+  "$build/bin/opencv-filter2d" --images "$image" --filters "$filters" --reps "$reps" \
+    --threads "$threads" --no-header >> "$tmp/all.csv"
 else
   echo "results.sh: $build/bin/opencv-filter2d not built (no OpenCV): no opencv.filter2D rows" >&2
 fi

@@ -23,14 +23,11 @@ int main(int argc, char** argv) {
                    "Comma-separated variants: " + histogram::variant_list() + ", or all")
         ->capture_default_str();
     app.add_option("--chunk", o.settings.chunk,
-                   "Pixels per work-item (default: the variant's: 1024, or 64 for local-*)")
+                   "Pixels per work-item (default: the variant's: 1024, or 128 for local-*)")
         ->check(CLI::Range(1, 1 << 16));
     app.add_option("--wg", o.settings.wg,
                    "Work-items per work-group (default: 64, or 256 for local-*)")
         ->check(CLI::Range(1, 1 << 12));
-    app.add_option("--copies", o.settings.copies, "Sub-histograms per work-group (local-sub)")
-        ->capture_default_str()
-        ->check(CLI::Range(1, 64));
     app.add_option("--reps", o.reps, "Timed runs (after one warm-up), or --breakdown rounds")
         ->capture_default_str()
         ->check(CLI::Range(1, 100000));

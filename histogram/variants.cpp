@@ -10,7 +10,7 @@ extern const char* const histogram_global_partials;
 extern const char* const histogram_private;
 extern const char* const histogram_device_merge;
 extern const char* const histogram_local_atomic;
-extern const char* const histogram_local_sub;
+extern const char* const histogram_local_words;
 }  // namespace conv::embedded
 
 namespace conv::histogram {
@@ -33,24 +33,24 @@ std::size_t round_up(std::size_t value, std::size_t multiple) {
 
 const std::vector<Variant>& device_variants() {
   // Defaults: the source's 1024 pixels per work-item for the variants that
-  // reproduce it; 64 per work-item and 256 per group for the local ones, so
-  // that the default image gives a large GPU about 2000 work-groups.
+  // reproduce it; 128 per work-item and 256 per group for the local ones, so
+  // that the default image makes about 1000 work-groups: several per compute
+  // unit of a large GPU, in about one wave.
   static const std::vector<Variant> variants = {
       {"global-partials", "global_partials.cl",
        "one partial histogram per work-item in global memory, merged on the host",
-       embedded::histogram_global_partials, Merge::host, false, false, 1024, 64},
+       embedded::histogram_global_partials, Merge::host, false, 1024, 64},
       {"private", "private.cl",
        "partial counts in private memory (zeroed first), copied out, merged on the host",
-       embedded::histogram_private, Merge::host, true, false, 1024, 64},
+       embedded::histogram_private, Merge::host, true, 1024, 64},
       {"device-merge", "device_merge.cl",
        "private partials merged on the device by a second kernel, launched twice",
-       embedded::histogram_device_merge, Merge::device, true, false, 1024, 64},
+       embedded::histogram_device_merge, Merge::device, true, 1024, 64},
       {"local-atomic", "local_atomic.cl",
        "one histogram per work-group in local memory (atomics), merged with global atomics",
-       embedded::histogram_local_atomic, Merge::atomic, false, false, 64, 256},
-      {"local-sub", "local_sub.cl",
-       "local-atomic with several sub-histograms per work-group against contention",
-       embedded::histogram_local_sub, Merge::atomic, false, true, 64, 256},
+       embedded::histogram_local_atomic, Merge::atomic, false, 128, 256},
+      {"local-words", "local_words.cl", "local-atomic reading four pixels as three 32-bit words",
+       embedded::histogram_local_words, Merge::atomic, false, 128, 256},
   };
   return variants;
 }
@@ -79,10 +79,8 @@ Plan make_plan(const Variant& variant, std::size_t pixels, const Settings& setti
   plan.pixels = pixels;
   plan.chunk = settings.chunk ? settings.chunk : variant.default_chunk;
   plan.wg = settings.wg ? settings.wg : variant.default_wg;
-  plan.copies = variant.local_copies ? settings.copies : 1;
   plan.source = settings.kernel_source.empty() ? variant.source : settings.kernel_source;
   plan.label = settings.kernel_label.empty() ? variant.file : settings.kernel_label;
-  if (variant.local_copies) plan.options = "-DCOPIES=" + std::to_string(plan.copies);
 
   const std::size_t max_wg = std::min<std::size_t>(
       facts.max_work_group,
@@ -106,11 +104,11 @@ Plan make_plan(const Variant& variant, std::size_t pixels, const Settings& setti
     plan.groups = (pixels + per_group - 1) / per_group;
     plan.global = cl::NDRange(plan.groups * plan.wg);
     plan.local = cl::NDRange(plan.wg);
-    const std::size_t local_bytes = std::size_t{kCounts} * plan.copies * sizeof(std::uint32_t);
+    const std::size_t local_bytes = std::size_t{kCounts} * sizeof(std::uint32_t);
     if (local_bytes > facts.local_mem_bytes)
-      throw Error(std::to_string(plan.copies) + " local histograms need " +
-                  std::to_string(local_bytes / 1024) + " KiB of local memory, over the device's " +
-                  std::to_string(facts.local_mem_bytes / 1024) + " KiB; use a smaller --copies");
+      throw Error("a local histogram needs " + std::to_string(local_bytes / 1024) +
+                  " KiB of local memory, over the device's " +
+                  std::to_string(facts.local_mem_bytes) + " bytes; use a non-local --variant");
     return plan;
   }
   plan.items = (pixels + plan.chunk - 1) / plan.chunk;

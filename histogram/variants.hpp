@@ -24,7 +24,6 @@ struct Variant {
   const char* source;   // the embedded kernel
   Merge merge;
   bool private_counts;  // keeps 768 counters per work-item in private memory
-  bool local_copies;    // takes -DCOPIES (local-sub)
   unsigned default_chunk;
   unsigned default_wg;
 };
@@ -40,7 +39,6 @@ const Variant& find_variant(const std::string& name);
 struct Settings {
   unsigned chunk = 0;         // pixels per work-item
   unsigned wg = 0;            // work-items per work-group
-  unsigned copies = 8;        // sub-histograms per group (local-sub)
   std::string kernel_source;  // --kernel FILE's text, else the embedded kernel
   std::string kernel_label;   // names the source in build errors
 };
@@ -48,12 +46,12 @@ struct Settings {
 struct Plan {
   const Variant* variant = nullptr;
   std::size_t pixels = 0;
-  unsigned chunk = 0, wg = 0, copies = 0;
+  unsigned chunk = 0, wg = 0;
   std::size_t items = 0;   // work-items that count (host/device merge)
   std::size_t groups = 0;  // work-groups (atomic merge)
   std::size_t slices = 0;  // rows after the first merge pass (device merge)
   cl::NDRange global, local;
-  std::string options;        // build options
+  std::string options;        // build options (none of the variants needs any)
   std::string source, label;  // what to build
 
   std::size_t partial_bytes() const;  // 0 for the atomic variants

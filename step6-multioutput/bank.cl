@@ -3,7 +3,7 @@
 // each filter side by side) and every sum is one too, so each tile value
 // loaded into registers feeds BLOCK_X * F * BANK multiply-adds instead of
 // BLOCK_X * F. The BANK results of one pixel are stored side by side
-// (pixel-major, as vstoreBANK writes them); the host splits them into BANK
+// (pixel-major, one aligned floatBANK per pixel); the host splits them into BANK
 // output planes. BANK is 1, 2, 4, 8 or 16; with 1 it computes what
 // convolve.cl computes. `diff -u convolve.cl bank.cl` shows the whole idea:
 // the types of the weights and the sums, and the store.
@@ -12,11 +12,12 @@
 #define XCAT(a, b) CAT(a, b)
 #if BANK == 1
 typedef float weights_t;
-#define STORE_SUM(v, i, p) ((p)[i] = (v))
 #else
 typedef XCAT(float, BANK) weights_t;              // float4 for BANK 4, ...
-#define STORE_SUM(v, i, p) XCAT(vstore, BANK)(v, i, p)
 #endif
+// Stores the BANK sums of pixel i as one aligned vector. (vstoreBANK would
+// promise only float alignment, and a GPU then writes BANK scalars.)
+#define STORE_SUM(v, i, p) (((__global weights_t*)(p))[i] = (v))
 
 __kernel void convolve(__global const float* input,   // padded, in_pitch floats per row
                        __constant weights_t* filter,  // F x F, row-major, BANK weights each

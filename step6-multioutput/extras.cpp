@@ -88,7 +88,9 @@ BankLaunch prepare_bank(DeviceContext& device, const Image& padded, const std::v
                              weight_bytes, packed.data());
   const std::string options = "-D FILTER_WIDTH=" + std::to_string(F) + " -D ALIGNED_PITCH" +
                               " -D BLOCK_X=" + std::to_string(bx) + " -D BLOCK_Y=" +
-                              std::to_string(by) + " -D BANK=" + std::to_string(bank);
+                              std::to_string(by) + " -D BANK=" + std::to_string(bank) +
+                              // step 6's rule for unrolling the tile-row loop (launcher.cpp)
+                              (F <= (device.facts().is_gpu ? 7 : 3) ? " -D UNROLL_ROWS" : "");
   cl::Program program = device.program(embedded::step6_bank_kernel, options, "step6-multioutput/bank.cl");
   launch.kernel = make_kernel(program, "convolve", "step6-multioutput/bank.cl");
   launch.set_standard_args(problem);

@@ -92,9 +92,10 @@ class MultiOutputStep : public Step {
         throw UsageError("--block: the width must be a multiple of 4, not " + std::to_string(bx));
       return {bx, by};
     }
-    const std::vector<std::pair<int, int>> tuned =
-        device.facts().is_gpu ? std::vector<std::pair<int, int>>{{4, 8}, {4, 4}, {4, 2}, {4, 1}}
-                              : std::vector<std::pair<int, int>>{{4, 4}, {4, 2}, {4, 1}};
+    using Blocks = std::vector<std::pair<int, int>>;
+    const Blocks tuned = !device.facts().is_gpu ? Blocks{{4, 4}, {4, 2}, {4, 1}}
+                         : F <= 5               ? Blocks{{4, 4}, {4, 2}, {4, 1}}
+                                                : Blocks{{4, 8}, {4, 4}, {4, 2}, {4, 1}};
     for (auto [bx, by] : tuned) {
       const std::size_t tile = sizeof(float) * round_up(options.wg_x * bx + F - 1, 4) *
                                (static_cast<std::size_t>(options.wg_y) * by + F - 1);

@@ -1,6 +1,6 @@
 // Step 6 in 3D: a uchar volume correlated with BANK filters of F x F x F at
-// once, giving BANK float results per voxel (pixel-major, as vstoreBANK
-// writes them). Only the "valid" region is computed: output voxel (x, y, z)
+// once, giving BANK float results per voxel (pixel-major, one floatBANK
+// each). Only the "valid" region is computed: output voxel (x, y, z)
 // is the window whose corner is input voxel (x, y, z), so the output is
 // (W - F + 1) x (H - F + 1) x (D - F + 1) and needs no border logic.
 //
@@ -17,11 +17,12 @@
 #define XCAT(a, b) CAT(a, b)
 #if BANK == 1
 typedef float weights_t;
-#define STORE_SUM(v, i, p) ((p)[i] = (v))
 #else
 typedef XCAT(float, BANK) weights_t;              // float4 for BANK 4, ...
-#define STORE_SUM(v, i, p) XCAT(vstore, BANK)(v, i, p)
 #endif
+// Stores the BANK sums of pixel i as one aligned vector. (vstoreBANK would
+// promise only float alignment, and a GPU then writes BANK scalars.)
+#define STORE_SUM(v, i, p) (((__global weights_t*)(p))[i] = (v))
 #define F FILTER_WIDTH
 
 __kernel void volume_naive(__global const uchar* input,   // in_pitch x in_rows x depth

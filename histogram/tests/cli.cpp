@@ -120,3 +120,15 @@ TEST_CASE("breakdown times every phase, cold and warm", "[histogram][cli]") {
   CHECK_THAT(off.out, !Contains("build (warm)"));
   CHECK_FALSE(std::filesystem::exists(cache + "2/clconv"));
 }
+
+TEST_CASE("the floor kernels of bench/histogram.sh run in local-atomic's place",
+          "[histogram][cli]") {
+  for (const char* floor : {"floor_launch.cl", "floor_read.cl"}) {
+    const auto r = test::run_histogram({"--image", "noise:61x37", "--variant", "local-atomic",
+                                        "--kernel", std::string(CLCONV_HISTOGRAM_DIR) + "/" + floor,
+                                        "--chunk", "3", "--wg", "5", "--reps", "1", "--csv"});
+    INFO(floor << ": " << r.err);
+    CHECK(r.status == 0);
+    CHECK_THAT(r.out, Contains(",local-atomic,kernels,noise:61x37,"));
+  }
+}

@@ -23,16 +23,15 @@ void check_all_variants(const RgbImage& image, const Settings& settings) {
   const Counts expected = serial_count(image);
   for (const auto& v : device_variants()) {
     INFO(v.name << " on " << image.width << "x" << image.height << ", chunk " << settings.chunk
-                << ", wg " << settings.wg << ", copies " << settings.copies << "; " << seed_note());
+                << ", wg " << settings.wg << "; " << seed_note());
     CHECK(describe_difference(device_count(image, v, settings), expected) == "");
   }
 }
 
-Settings with(unsigned chunk, unsigned wg, unsigned copies = 8) {
+Settings with(unsigned chunk, unsigned wg) {
   Settings s;
   s.chunk = chunk;
   s.wg = wg;
-  s.copies = copies;
   return s;
 }
 
@@ -51,10 +50,15 @@ TEST_CASE("every variant is exact when pixels are no multiple of chunk or work-g
   for (auto [w, h] : {std::pair{129, 1}, {127, 1}, {1, 131}, {17, 3}, {100, 41}}) {
     const RgbImage image = test::random_image(w, h, rng);
     check_all_variants(image, with(16, 8));
-    check_all_variants(image, with(3, 5, 3));  // odd everything
+    // Odd everything: groups of 15 pixels, so local-words meets groups that
+    // start and end at every offset within its four-pixel words.
+    check_all_variants(image, with(3, 5));
+    check_all_variants(image, with(1, 1));
   }
-  // The defaults (1024 or 64 pixels per item), just past a whole group.
+  // The defaults (1024 or 128 pixels per item), just past a whole group.
   check_all_variants(test::random_image(257, 257, rng), Settings());
+  // 182 x 181 = 32942: one whole local group of the defaults (32768) and 174 more.
+  check_all_variants(test::random_image(182, 181, rng), Settings());
 }
 
 TEST_CASE("every variant is exact on a single-color image (worst contention)",
@@ -63,7 +67,7 @@ TEST_CASE("every variant is exact on a single-color image (worst contention)",
     const RgbImage image = solid_rgb(301, 203, static_cast<std::uint8_t>(r),
                                      static_cast<std::uint8_t>(g), static_cast<std::uint8_t>(b));
     check_all_variants(image, Settings());
-    check_all_variants(image, with(7, 64, 2));
+    check_all_variants(image, with(7, 64));
   }
 }
 
@@ -72,11 +76,11 @@ TEST_CASE("every variant is exact on random images", "[histogram][variants]") {
   const unsigned wgs[] = {1, 8, 64, 256};
   for (int i = 0; i < 4; ++i) {
     const int w = 1 + static_cast<int>(rng() % 400), h = 1 + static_cast<int>(rng() % 300);
-    const unsigned chunk = 1 + rng() % 300, wg = wgs[rng() % 4], copies = 1u << (rng() % 4);
+    const unsigned chunk = 1 + rng() % 300, wg = wgs[rng() % 4];
     const RgbImage image = i % 2
                                ? test::random_image(w, h, rng)
                                : synthetic_rgb(w, h, static_cast<std::uint32_t>(rng() % 1000 + 1));
-    check_all_variants(image, with(chunk, wg, copies));
+    check_all_variants(image, with(chunk, wg));
   }
 }
 
@@ -119,16 +123,18 @@ TEST_CASE("sizes over a device limit are errors naming the option, not crashes",
   f.max_work_item_sizes = {2048, 2048, 64};
   f.max_alloc_bytes = std::size_t{64} << 20;
   f.local_mem_bytes = 32 << 10;
-  auto plan = [&](const char* variant, unsigned chunk, unsigned wg, unsigned copies, bool gpu) {
+  auto plan = [&](const char* variant, unsigned chunk, unsigned wg, bool gpu) {
     f.is_gpu = gpu;
-    return make_plan(find_variant(variant), std::size_t{1} << 20, with(chunk, wg, copies), f);
+    return make_plan(find_variant(variant), std::size_t{1} << 20, with(chunk, wg), f);
   };
-  CHECK_NOTHROW(plan("private", 64, 2048, 8, true));
-  CHECK_THROWS_WITH(plan("local-atomic", 64, 4096, 8, true), Contains("--wg"));
-  CHECK_THROWS_WITH(plan("global-partials", 1, 64, 8, true), Contains("--chunk"));
-  CHECK_THROWS_WITH(plan("local-sub", 64, 256, 16, true), Contains("--copies"));
+  CHECK_NOTHROW(plan("private", 64, 2048, true));
+  CHECK_THROWS_WITH(plan("local-atomic", 64, 4096, true), Contains("--wg"));
+  CHECK_THROWS_WITH(plan("global-partials", 1, 64, true), Contains("--chunk"));
+  f.local_mem_bytes = 2048;  // less than one 3 KiB local histogram
+  CHECK_THROWS_WITH(plan("local-words", 64, 256, true), Contains("local memory"));
+  f.local_mem_bytes = 32 << 10;
   // PoCL keeps a group's private arrays on one thread's stack.
-  CHECK_THROWS_WITH(plan("private", 64, 2048, 8, false), Contains("--wg"));
-  CHECK_NOTHROW(plan("private", 64, 1024, 8, false));
-  CHECK_NOTHROW(plan("global-partials", 64, 2048, 8, false));
+  CHECK_THROWS_WITH(plan("private", 64, 2048, false), Contains("--wg"));
+  CHECK_NOTHROW(plan("private", 64, 1024, false));
+  CHECK_NOTHROW(plan("global-partials", 64, 2048, false));
 }

@@ -1,0 +1,434 @@
+"""Tables and figures of docs/results.md: every step on PoCL and on the H100
+at F = 3, 5, 7, 15, 31, beside the serial loop and the library a user would
+otherwise call on the same device (cv::filter2D on the CPU, torch conv2d on
+the GPU), and the source documents' headline numbers beside ours.
+
+Inputs (docs/results/):
+  perf-pocl.csv   bench/results.sh pocl                 steps, serial, opencv.filter2D
+  perf-h100.csv   bench/experiments.sh perf h100 --platform NVIDIA --serial --serial-reps 1
+  torch-h100.csv  python3 bench/torch_conv2d.py --size 8192x8192 --filters 3,5,7,15,31
+  seed001-*, seed000-*, seed004-*, tour-*, vector-h100, histogram-h100: the seeds table
+
+GFLOP/s, GB/s and the shares of the limits are recomputed here from each
+row's median time with the formulas of common/report.cpp (2 F^2 flops per
+output; one read of the padded input and one write of the output), so that
+the peers' rows count the same work as ours. The device's measured copy
+bandwidth and FMA rate are recovered from the steps' rows, whose pct_limit
+is the share of the binding one (common/limits.cpp).
+"""
+import os
+import statistics
+
+from docs import load, table, fmt, caption, pick, FIGURES, RESULTS
+
+WIDTHS = [3, 5, 7, 15, 31]
+STEPS = ["step1-naive", "step2-constant", "step3-local", "step4-unroll", "step5-vector",
+         "step6-multioutput"]
+SOURCES = {
+    "pocl": "bench/results.sh pocl",
+    "h100": "bench/experiments.sh perf h100 --platform NVIDIA --serial --serial-reps 1",
+}
+PEER_FILES = {"h100": [("torch-h100", "python3 bench/torch_conv2d.py --size 8192x8192 --filters 3,5,7,15,31")]}
+DEVICE_WORDS = {"pocl": "PoCL on the 2-core CPU", "h100": "the H100 (NVIDIA's OpenCL driver)"}
+
+
+def _exists(name):
+    return os.path.exists(os.path.join(RESULTS, name + ".csv"))
+
+
+def _missing(name):
+    return "*`docs/results/{}.csv` is not there yet; `{}` makes it.*\n".format(
+        name, SOURCES.get(name.split("-", 1)[1], "?"))
+
+
+# ---- the numbers ------------------------------------------------------------
+
+def work(r):
+    """(flops, bytes) of one row's problem, as common/report.cpp counts them."""
+    w, h, f = int(r["width"]), int(r["height"]), int(r["filter_width"])
+    return 2.0 * f * f * w * h, 4.0 * ((w + f - 1) * (h + f - 1) + w * h)
+
+
+def limits(rows):
+    """The measured (copy GB/s, FMA GFLOP/s) behind the steps' pct_limit."""
+    copy, fma = [], []
+    for r in rows:
+        if r["step"] not in STEPS or not r["pct_limit"]:
+            continue
+        flops, nbytes = work(r)
+        ms, pct = float(r["median_ms"]), float(r["pct_limit"])
+        if r["limit"] == "copy":
+            copy.append(nbytes / (ms * 1e6) * 100 / pct)
+        elif r["limit"] == "fma":
+            fma.append(flops / (ms * 1e6) * 100 / pct)
+    return (statistics.median(copy) if copy else None, statistics.median(fma) if fma else None)
+
+
+def metrics(r, lim):
+    """GFLOP/s, GB/s, % of copy bandwidth, % of FMA rate, binding limit."""
+    flops, nbytes = work(r)
+    ms = float(r["median_ms"])
+    gflops, gbps = flops / (ms * 1e6), nbytes / (ms * 1e6)
+    copy, fma = lim
+    pc = 100 * gbps / copy if copy else None
+    pf = 100 * gflops / fma if fma else None
+    bound = None
+    if copy and fma:
+        bound = "copy" if nbytes / copy >= flops / fma else "fma"
+    return {"gflops": gflops, "gbps": gbps, "pct_copy": pc, "pct_fma": pf, "bound": bound}
+
+
+class Run:
+    """One device's rows: the sweep's steps and serial, and its peers."""
+
+    def __init__(self, tag):
+        self.tag = tag
+        self.rows = load("perf-" + tag)
+        self.sources = ["`{}`".format(SOURCES[tag])]
+        ours = [r for r in self.rows if r["step"] in STEPS]
+        self.device = ours[0]["device"]
+        self.size = (ours[0]["width"], ours[0]["height"])
+        self.lim = limits(self.rows)
+        peers = [r for r in self.rows if r["step"] not in STEPS and r["step"] != "serial"]
+        for name, command in PEER_FILES.get(tag, []):
+            if _exists(name):
+                extra = [r for r in load(name) if (r["width"], r["height"]) == self.size]
+                peers += extra
+                if extra:
+                    self.sources.append("`{}`".format(command))
+        self.peers = peers
+
+    def widths(self):
+        return [w for w in WIDTHS if any(int(r["filter_width"]) == w for r in self.rows)]
+
+    def get(self, step, width, variant=None):
+        for r in self.rows + self.peers:
+            if r["step"] == step and int(r["filter_width"]) == width and (
+                    variant is None or r["variant"] == variant):
+                return r
+        return None
+
+    def serial_ms(self, width):
+        r = self.get("serial", width)
+        return float(r["median_ms"]) if r else None
+
+    def peer_labels(self):
+        out = []
+        for r in self.peers:
+            key = (r["step"], r["variant"])
+            if key not in out:
+                out.append(key)
+        return out
+
+    def lines(self):
+        """(label, step, variant) for every line of a table: serial, steps, peers."""
+        out = []
+        if any(r["step"] == "serial" for r in self.rows):
+            out.append(("serial loop", "serial", None))
+        for s in STEPS:
+            if any(r["step"] == s for r in self.rows):
+                out.append((s, s, None))
+        for step, variant in self.peer_labels():
+            out.append(("*{} ({})*".format(step, variant), step, variant))
+        return out
+
+    def note(self):
+        r = next(r for r in self.rows if r["step"] in STEPS)
+        copy, fma = self.lim
+        return ("\n*{} (driver {}), measured {}; {}x{} image, box filters, border {}, median of {} "
+                "launches; measured limits: copy {} GB/s, FMA {} GFLOP/s. Made by {}.*\n").format(
+            r["device"], r["driver"], r["date"], self.size[0], self.size[1], r["border"], r["reps"],
+            fmt(copy), fmt(fma), " and ".join(self.sources))
+
+
+def _run(tag):
+    return Run(tag) if _exists("perf-" + tag) else None
+
+
+def _x(v):
+    return "-" if v is None else "{}x".format(fmt(v))
+
+
+# ---- generators -------------------------------------------------------------
+
+def devices():
+    """One line per device: its limits and where a filter turns compute-bound."""
+    body = []
+    for tag in ("pocl", "h100"):
+        run = _run(tag)
+        if not run:
+            body.append([DEVICE_WORDS[tag], "-", "-", "-", "-", "not measured yet"])
+            continue
+        copy, fma = run.lim
+        ridge = next((w for w in range(1, 64) if
+                      2.0 * w * w / (4.0 * 2) >= fma / copy), None) if copy and fma else None
+        r = next(r for r in run.rows if r["step"] in STEPS)
+        body.append([r["device"], r["driver"], "{}x{}".format(*run.size), fmt(copy), fmt(fma),
+                     "F >= {}".format(ridge) if ridge else "-"])
+    return table(["device", "driver", "image", "copy GB/s", "FMA GFLOP/s", "compute-bound from"], body) + (
+        "\n*Copy and FMA: the limits measured by `common/probes.cl` on that device and driver; "
+        "a filter is compute-bound when its 2F² flops per output take longer at the FMA rate "
+        "than its 8 bytes per output (one read, one write) at the copy rate.*\n")
+
+
+def steps_time(tag):
+    """Median ms, and the speedup over the serial loop, per line and width."""
+    run = _run(tag)
+    if not run:
+        return _missing("perf-" + tag)
+    widths = run.widths()
+    body = []
+    for label, step, variant in run.lines():
+        line = [label]
+        for w in widths:
+            r = run.get(step, w, variant)
+            if not r:
+                line.append("-")
+                continue
+            ms = float(r["median_ms"])
+            s = run.serial_ms(w)
+            line.append(fmt(ms) if step == "serial" or not s else "{} ({})".format(fmt(ms), _x(s / ms)))
+        body.append(line)
+    has_serial = any(r["step"] == "serial" for r in run.rows)
+    head = "median ms (x serial)" if has_serial else "median ms"
+    return table([head] + ["F = {}".format(w) for w in widths], body) + run.note() + (
+        "" if has_serial else "\n*This run has no serial baseline (sweep's `--serial`).*\n")
+
+
+def steps_prev(tag):
+    """Each step's speedup over the step before it (step 1: over the serial loop)."""
+    run = _run(tag)
+    if not run:
+        return _missing("perf-" + tag)
+    widths = run.widths()
+    body = []
+    for i, s in enumerate(STEPS):
+        line = [s]
+        for w in widths:
+            r = run.get(s, w)
+            prev = run.get(STEPS[i - 1], w) if i else run.get("serial", w)
+            line.append(_x(float(prev["median_ms"]) / float(r["median_ms"])) if r and prev else "-")
+        body.append(line)
+    return table(["x previous step"] + ["F = {}".format(w) for w in widths], body) + (
+        "\n*Same run as above. Step 1 is compared with the serial loop.*\n")
+
+
+def steps_limits(tag):
+    """% of the measured copy bandwidth / % of the measured FMA rate."""
+    run = _run(tag)
+    if not run:
+        return _missing("perf-" + tag)
+    widths = run.widths()
+    body = []
+    for label, step, variant in run.lines():
+        if step == "serial":
+            label = "serial loop (1 core)"
+        line = [label]
+        for w in widths:
+            r = run.get(step, w, variant)
+            if not r:
+                line.append("-")
+                continue
+            m = metrics(r, run.lim)
+            pc, pf = fmt(m["pct_copy"]), fmt(m["pct_fma"])
+            if m["bound"] == "copy":
+                pc = "**" + pc + "**"
+            elif m["bound"] == "fma":
+                pf = "**" + pf + "**"
+            line.append("{} / {}".format(pc, pf))
+        body.append(line)
+    return table(["% copy / % FMA"] + ["F = {}".format(w) for w in widths], body) + (
+        "\n*Achieved GB/s over the measured copy bandwidth / achieved GFLOP/s over the measured "
+        "FMA rate, in per cent; in bold the limit that binds at that width (the roofline bound "
+        "of `common/limits.hpp`). Peers are counted with the same bytes and flops as the steps.*\n")
+
+
+def peers(tag):
+    """The fastest step beside each peer, per width."""
+    run = _run(tag)
+    if not run:
+        return _missing("perf-" + tag)
+    labels = run.peer_labels()
+    if not labels:
+        return "*No peer rows for {}.*\n".format(tag)
+    body = []
+    for w in run.widths():
+        ours = [run.get(s, w) for s in STEPS]
+        ours = [r for r in ours if r]
+        best = min(ours, key=lambda r: float(r["median_ms"]))
+        line = ["F = {}".format(w), "{} ({})".format(fmt(best["median_ms"]), best["step"])]
+        for step, variant in labels:
+            r = run.get(step, w, variant)
+            line.append("{} ({})".format(fmt(r["median_ms"]), _x(float(r["median_ms"]) / float(best["median_ms"])))
+                        if r else "-")
+        body.append(line)
+    head = ["filter", "fastest step, ms"] + ["{} {}, ms (/ fastest)".format(s, v) for s, v in labels]
+    return table(head, body) + (
+        "\n*In brackets: the peer's time over the fastest step's, so above 1x the step is faster.*\n")
+
+
+# The source documents' headline numbers, quoted from each document, and the
+# rows of our CSVs that measure the same thing.
+def _ratio(a, b):
+    return a / b if a and b else None
+
+
+def _ms(name, **match):
+    if not _exists(name):
+        return None
+    r = pick(load(name), **match)
+    return float(r["median_ms"]) if r else None
+
+
+def _field(name, field, **match):
+    if not _exists(name):
+        return None
+    r = pick(load(name), **match)
+    return float(r[field]) if r and r[field] else None
+
+
+def _seed001(tag):
+    vals = [_field("seed001-" + tag, "speedup_serial", step="step3-local", filter_width=w, wg="16x16")
+            for w in ("3", "7")]
+    return "{} / {}".format(*(_x(v) for v in vals)) if any(vals) else "-"
+
+
+def _seed000_unroll(tag):
+    v = _ratio(_ms("tour-" + tag, step="step3-local"), _ms("tour-" + tag, step="step4-unroll", variant="fixed"))
+    return _x(v)
+
+
+def _seed000_align(tag):
+    name = "vector-" + tag
+    vals = [_ratio(_ms(name, width=s, variant="float4 aligned=off"), _ms(name, width=s, variant="float4"))
+            for s in ("1919", "2048")]
+    return "{} / {}".format(*(_x(v) for v in vals)) if any(vals) else "-"
+
+
+def _seed003(tag):
+    run = _run(tag)
+    if not run or 31 not in run.widths():
+        return "-"
+    a, b = run.get("step1-naive", 31), run.get("step6-multioutput", 31)
+    if not a or not b:
+        return "-"
+    return "{} % / {} %".format(fmt(metrics(a, run.lim)["pct_fma"]), fmt(metrics(b, run.lim)["pct_fma"]))
+
+
+def _seed004(tag):
+    run = _run(tag)
+    if not run:
+        return "-"
+    out = []
+    for w in (15, 31):
+        a, b = run.get("step3-local", w), run.get("step4-unroll", w)
+        out.append("{:.0f} %".format(100 * float(b["median_ms"]) / float(a["median_ms"])) if a and b else "-")
+    return " / ".join(out)
+
+
+def _seed002(tag):
+    name = "histogram-" + tag
+    vals = [_ms(name, variant=v, phase="histogram") for v in ("global-partials", "device-merge", "serial")]
+    if not all(vals):
+        return "-"
+    return " / ".join("{} ms".format(fmt(v)) for v in vals)
+
+
+SEEDS = [
+    ("seed 001", "not named in the report",
+     "600x400, tile in local memory (16x16) over the serial loop, F = 3 / 7", "9.06x / 44.96x", _seed001),
+    ("seed 000", "AMD Radeon HD 6770M, 6 compute units at 675 MHz, OpenCL 1.1",
+     "7x7 motion blur: loops fully unrolled, time of the rolled loop over the unrolled one "
+     "(2048x2048)", "4.5x (with float4 reads)", _seed000_unroll),
+    ("seed 000", "AMD Radeon HD 6770M",
+     "rows padded to a multiple of the work-group width: unpadded time over padded (1919 / 2048)",
+     "no difference", _seed000_align),
+    ("seed 003", "AMD Radeon HD 6970 (2.52 TFLOP/s peak, counting an FMA as one operation)",
+     "share of the FMA peak, naive kernel / register-blocked kernel (theirs: 7x7x7 on a 256³ volume, "
+     "8 filters; ours: F = 31)", "about 10 % / about 65 %", _seed003),
+    ("seed 004", "AMD Phenom X4 9950 (2.6 GHz) host, ATI Stream SDK 2.0 beta; the device is not named",
+     "loop unrolled by four, time over the plain loop (theirs: F = 16 to 20; ours: F = 15 / 31)",
+     "74 % to 92 %", _seed004),
+    ("seed 002", "Intel Core i7-3540M with HD Graphics 4000 (MacBook Pro)",
+     "histogram of a 7728x4354 image, whole call: per-work-item partials merged on the host / "
+     "merged on the device / a serial count (theirs: PIL's)", "0.9 s + 18 s / 2.5 s / 1.5 s", _seed002),
+]
+
+
+def seeds():
+    body = []
+    for seed, hardware, what, theirs, ours in SEEDS:
+        body.append([seed, hardware, what, theirs, ours("pocl"), ours("h100")])
+    return table(["source", "their hardware", "what", "theirs", "ours, PoCL", "ours, H100"], body) + (
+        "\n*Theirs: as each document reports it. Ours: from `docs/results/` (seed 001: "
+        "`seed001-*.csv`; seed 000: `tour-*.csv` and `vector-h100.csv`; seeds 003 and 004: "
+        "`perf-*.csv`; seed 002: `histogram-h100.csv`); - where we have no such run.*\n")
+
+
+GENERATORS = {"results-devices": devices, "results-time": steps_time, "results-prev": steps_prev,
+              "results-limits": steps_limits, "results-peers": peers, "results-seeds": seeds}
+
+
+# ---- figures ----------------------------------------------------------------
+
+def figures(plt):
+    runs = [r for r in (_run("pocl"), _run("h100")) if r]
+    if not runs:
+        return
+    styles = {s: m for s, m in zip(STEPS, "os^vDP")}
+
+    fig, axes = plt.subplots(1, len(runs), figsize=(5.6 * len(runs), 4.2), squeeze=False)
+    for ax, run in zip(axes[0], runs):
+        widths = run.widths()
+        for label, step, variant in run.lines():
+            pts = [(w, run.get(step, w, variant)) for w in widths]
+            pts = [(w, float(r["median_ms"])) for w, r in pts if r]
+            if step == "serial":
+                kw = dict(color="black", linestyle="--", marker="x", label="serial loop")
+            elif step in STEPS:
+                kw = dict(marker=styles[step], label=step)
+            else:
+                kw = dict(color="0.45", linestyle=":", marker="*", label="{} {}".format(step, variant))
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], markersize=4, **kw)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xticks(widths)
+        ax.set_xticklabels([str(w) for w in widths])
+        ax.set_xlabel("filter width F (box)")
+        ax.set_ylabel("median ms")
+        ax.set_title("{} ({}x{})".format(run.device, *run.size), fontsize=9)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(os.path.join(FIGURES, "results-time.svg"), metadata={"Date": None})
+    plt.close(fig)
+
+    fig, axes = plt.subplots(1, len(runs), figsize=(5.6 * len(runs), 4.2), squeeze=False)
+    for ax, run in zip(axes[0], runs):
+        widths = run.widths()
+        copy, fma = run.lim
+        w_, h_ = int(run.size[0]), int(run.size[1])
+        fine = [w / 4.0 for w in range(4 * min(widths), 4 * max(widths) + 1)]
+        bound = [min(fma, copy * (2.0 * f * f * w_ * h_) / (4.0 * ((w_ + f - 1) * (h_ + f - 1) + w_ * h_)))
+                 for f in fine]
+        ax.plot(fine, bound, color="0.75", linewidth=3, label="roofline bound")
+        for label, step, variant in run.lines():
+            if step == "serial":
+                continue
+            pts = [(w, run.get(step, w, variant)) for w in widths]
+            pts = [(w, metrics(r, run.lim)["gflops"]) for w, r in pts if r]
+            if step in STEPS:
+                kw = dict(marker=styles[step], label=step)
+            else:
+                kw = dict(color="0.45", linestyle=":", marker="*", label="{} {}".format(step, variant))
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], markersize=4, **kw)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xticks(widths)
+        ax.set_xticklabels([str(w) for w in widths])
+        ax.set_xlabel("filter width F (box)")
+        ax.set_ylabel("GFLOP/s (2F² per output)")
+        ax.set_title("{} ({}x{})".format(run.device, *run.size), fontsize=9)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(os.path.join(FIGURES, "results-roofline.svg"), metadata={"Date": None})
+    plt.close(fig)

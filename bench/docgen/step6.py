@@ -1,0 +1,166 @@
+# Step 6's tables and figure (docs/step6-multioutput.md), from the CSVs of
+# bench/experiments.sh blocks|unroll|perf|bank|volume TAG, bench/torch_conv2d.py
+# (torch-TAG) and build/bin/kernel-info (kernel-info-TAG.txt).
+import os
+import re
+
+from docs import load, table, fmt, caption, pick, FIGURES, RESULTS
+
+WIDTHS = ["3", "5", "7", "15", "31"]
+# The goals for the H100 at 8192x8192 (the lesson's performance section).
+GOALS = {"3": "≤ 0.215 ms", "5": "≤ 0.215 ms", "7": "≤ 0.245 ms", "15": "≥ 60 % FMA", "31": "≥ 60 % FMA"}
+
+
+def blocks(tag):
+    """Median ms of every block at work-group 16x16, and the best of all shapes."""
+    rows = load("blocks-" + tag)
+    names = []
+    for r in rows:
+        b = r["variant"].split("block=")[1]
+        if b not in names:
+            names.append(b)
+    body = []
+    for w in WIDTHS:
+        line = ["F = " + w]
+        for b in names:
+            r = pick(rows, filter_width=w, wg="16x16", variant="default block=" + b)
+            line.append(fmt(r["median_ms"]) if r else "-")
+        cands = [r for r in rows if r["filter_width"] == w]
+        best = min(cands, key=lambda r: float(r["median_ms"]))
+        line.append("{} ms: {}, wg {}".format(fmt(best["median_ms"]), best["variant"].split("=")[1], best["wg"]))
+        body.append(line)
+    return table(["filter"] + ["block " + b for b in names] + ["fastest of all work-groups"], body) + caption(
+        rows, "bench/experiments.sh blocks " + tag) + (
+        "\nMedian ms over {} launches at {}x{}; work-group 16x16 except in the last column; "
+        "\"-\": the tile does not fit in local memory.\n".format(rows[0]["reps"], rows[0]["width"], rows[0]["height"]))
+
+
+def unroll(tag):
+    rows = load("unroll-" + tag)
+    body = []
+    for w in sorted({r["filter_width"] for r in rows}, key=int):
+        for wg in sorted({r["wg"] for r in rows}):
+            on = pick(rows, filter_width=w, wg=wg, variant="default unroll=on")
+            off = pick(rows, filter_width=w, wg=wg, variant="default unroll=off")
+            if on and off:
+                body.append(["F = " + w, wg, fmt(off["median_ms"]), fmt(on["median_ms"]),
+                             "{:.2f}x".format(float(off["median_ms"]) / float(on["median_ms"]))])
+    return table(["filter", "work-group", "rows loop (ms)", "rows unrolled (ms)", "gain"], body) + caption(
+        rows, "bench/experiments.sh unroll " + tag)
+
+
+def perf(tag):
+    """Every step at every width; step 6 beside its goal and torch where measured."""
+    rows = load("perf-" + tag)
+    torch = load("torch-" + tag) if os.path.exists(os.path.join(RESULTS, "torch-%s.csv" % tag)) else []
+    steps = []
+    for r in rows:
+        if r["step"] not in steps and r["step"] != "serial":
+            steps.append(r["step"])
+    body = []
+    for w in WIDTHS:
+        line = ["F = " + w]
+        for s in steps:
+            r = pick(rows, step=s, filter_width=w)
+            line.append(fmt(r["median_ms"]) if r else "-")
+        s6 = pick(rows, step="step6-multioutput", filter_width=w)
+        line.append("{} % {}".format(fmt(s6["pct_limit"]), s6["limit"]) if s6 else "-")
+        if torch:
+            t = [r for r in torch if r["filter_width"] == w]
+            line.append(" / ".join(fmt(r["median_ms"]) for r in t) if t else "-")
+        if tag == "h100":
+            line.append(GOALS[w])
+        body.append(line)
+    header = ["filter"] + [s.split("-")[0] for s in steps] + ["step6: % of limit"]
+    if torch:
+        header.append("torch conv2d fp32 / default (ms)")
+    if tag == "h100":
+        header.append("goal")
+    return table(header, body) + caption(rows, "bench/experiments.sh perf " + tag) + (
+        "\nMedian ms over {} launches, {}x{}, box filters, work-group 16x16, step 6 with its default "
+        "block. % of limit: the roofline bound's time (copy bandwidth for one read of the input and "
+        "one write of the output, or the FMA peak) over the measured time.\n".format(
+            rows[0]["reps"], rows[0]["width"], rows[0]["height"]))
+
+
+def bank(tag):
+    rows = load("bank-" + tag)
+    body = []
+    for w in sorted({r["filter_width"] for r in rows}, key=int):
+        for r in rows:
+            if r["filter_width"] != w or not r["variant"].startswith("fused"):
+                continue
+            n = int(re.search(r"bank=(\d+)", r["variant"]).group(1))
+            sep = pick(rows, filter_width=w, variant=r["variant"].replace("fused", "separate"))
+            body.append(["F = " + w, str(n), r["variant"].split("block=")[1], fmt(sep["median_ms"]),
+                         fmt(r["median_ms"]), fmt(float(r["median_ms"]) / n),
+                         fmt(float(sep["median_ms"]) / n), "{:.2f}x".format(float(r["speedup_prev"])),
+                         fmt(r["gflops"])])
+    return table(["filter", "bank", "block", "separate (ms)", "fused (ms)", "fused per filter",
+                  "separate per filter", "fused speedup", "fused GFLOP/s"], body) + caption(
+        rows, "bench/experiments.sh bank " + tag) + "\n{}x{} image, random filters, median of {} launches.\n".format(
+        rows[0]["width"], rows[0]["height"], rows[0]["reps"])
+
+
+def volume(tag):
+    rows = load("volume-" + tag)
+    body = []
+    for r in rows:
+        n = int(re.search(r"bank=(\d+)", r["variant"]).group(1))
+        body.append([r["variant"].split()[0], str(n), fmt(r["median_ms"]), fmt(float(r["median_ms"]) / n),
+                     fmt(r["gflops"]), fmt(r["pct_limit"]) + " %",
+                     "{:.2f}x".format(float(r["speedup_prev"])) if r["speedup_prev"] else "-"])
+    depth = re.search(r"depth=(\d+)", rows[0]["variant"]).group(1)
+    return table(["kernel", "bank", "ms", "ms per filter", "GFLOP/s", "of FMA peak", "blocked / naive"],
+                 body) + caption(rows, "bench/experiments.sh volume " + tag) + (
+        "\nA {}^3 uchar volume, 7x7x7 random filters, valid region {}x{}x{}; median of {} launches. "
+        "GFLOP/s counts 2 flops per multiply-add.\n".format(
+            int(rows[0]["width"]) + 6, rows[0]["width"], rows[0]["height"], depth, rows[0]["reps"]))
+
+
+def kernel_info(tag):
+    path = os.path.join(RESULTS, "kernel-info-%s.txt" % tag)
+    with open(path) as f:
+        text = f.read()
+    body = []
+    for block in text.split("== ")[1:]:
+        head = block.splitlines()[0]
+        opts = re.search(r"\[(.*)\]", head).group(1)
+        width = re.search(r"FILTER_WIDTH=(\d+)", opts).group(1)
+        blk = "{}x{}".format(re.search(r"BLOCK_X=(\d+)", opts).group(1), re.search(r"BLOCK_Y=(\d+)", opts).group(1))
+        regs = re.search(r"Used (\d+) registers", block)
+        spill = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", block)
+        body.append(["F = " + width, blk, "yes" if "UNROLL_ROWS" in opts else "no",
+                     regs.group(1) if regs else "-",
+                     "{} / {}".format(spill.group(1), spill.group(2)) if spill else "-"])
+    return table(["filter", "block", "rows unrolled", "registers", "spill stores / loads (bytes)"], body) + (
+        "\n*From the compiler's log (`-cl-nv-verbose`); `build/bin/kernel-info --step 6 --filter box:F`, "
+        "saved in `docs/results/kernel-info-{}.txt`.*\n".format(tag))
+
+
+GENERATORS = {"step6-blocks": blocks, "step6-unroll": unroll, "step6-perf": perf, "step6-bank": bank,
+              "step6-volume": volume, "step6-kernel-info": kernel_info}
+
+
+def figures(plt):
+    tags = [t for t in ("pocl", "h100") if os.path.exists(os.path.join(RESULTS, "volume-%s.csv" % t))]
+    if not tags:
+        return
+    fig, axes = plt.subplots(1, len(tags), figsize=(5.2 * len(tags), 3.6), squeeze=False)
+    for ax, tag in zip(axes[0], tags):
+        rows = load("volume-" + tag)
+        for kernel, style in (("naive", "o-"), ("blocked", "s-")):
+            pts = [(int(re.search(r"bank=(\d+)", r["variant"]).group(1)), float(r["pct_limit"]))
+                   for r in rows if r["variant"].startswith(kernel)]
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], style, label=kernel)
+        ax.set_xscale("log", base=2)
+        ax.set_xticks([1, 2, 4, 8, 16])
+        ax.set_xticklabels(["1", "2", "4", "8", "16"])
+        ax.set_xlabel("filters in one pass (bank)")
+        ax.set_ylabel("% of measured FMA peak")
+        ax.set_title(rows[0]["device"], fontsize=9)
+        ax.set_ylim(bottom=0)
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(os.path.join(FIGURES, "step6-volume.svg"), metadata={"Date": None})
+    plt.close(fig)

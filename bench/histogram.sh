@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# The histogram lesson's measurements (docs/histogram.md), one command per device:
+#   bench/histogram.sh TAG [device options...]
+#   bench/histogram.sh pocl
+#   bench/histogram.sh h100 --platform NVIDIA
+# writes five CSVs into docs/results/ (or $RESULTS), TAG naming the device:
+#   histogram-TAG.csv                 every variant and serial on the source's
+#                                     image size (synthetic), GB/s and % of the
+#                                     measured copy bandwidth, checked (--verify)
+#   histogram-bench-TAG.csv           the same on a random image (noise:) and a
+#                                     single-color one (solid:): least and most
+#                                     contention
+#   histogram-floor-TAG.csv           two kernels that count nothing, run in
+#                                     local-atomic's place on the random image:
+#                                     floor_launch.cl (the fill and the launch
+#                                     alone) and floor_read.cl (reading the
+#                                     image and nothing else)
+#   histogram-breakdown-TAG.csv       the cost of OpenCL, phase by phase, for
+#                                     global-partials on 1024x1024 pixels (the
+#                                     source's 1048576-element buffer, seed 002)
+#   histogram-breakdown-full-TAG.csv  the same for every variant on the source's
+#                                     image size, against the serial count
+# The breakdowns run with the drivers' own kernel caches off (PoCL's and
+# CUDA's), so that "build (cold)" compiles from nothing and "build (warm)"
+# gets only what our binary cache stored. Every run is checked against the
+# serial count (--verify); its messages and any error go to $LOG.
+#
+# Environment (the defaults are what docs/results holds):
+#   BUILD=build/bin      where the histogram executable is
+#   RESULTS=docs/results where the CSVs go
+#   SIZE=7728x4354       the large image (the source's photo); smaller for a slow CPU
+#   REPS=20              timed runs per variant and image, after one warm-up
+#   ROUNDS=3             fresh start-ups per variant for the full breakdown
+#   SMALL_ROUNDS=5       fresh start-ups for the 1024x1024 breakdown
+#   LOG=/tmp/histogram-TAG.log
+#   PARTS="main bench floor breakdown full"   the CSVs to write, in that order
+# Device options (--platform, --device, --device-type) may also come from
+# CLCONV_PLATFORM, CLCONV_DEVICE, CLCONV_DEVICE_TYPE.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tag="${1:?usage: bench/histogram.sh TAG [device options...]}"
+shift
+bin="${BUILD:-build/bin}/histogram"
+results="${RESULTS:-docs/results}"
+size="${SIZE:-7728x4354}"
+reps="${REPS:-20}"
+[ -x "$bin" ] || { echo "histogram.sh: no $bin (build first, or set BUILD)" >&2; exit 2; }
+mkdir -p "$results"
+log="${LOG:-${TMPDIR:-/tmp}/histogram-$tag.log}"
+: > "$log"
+
+run() {  # run NAME ARGS...: one CSV
+  local name="$1"
+  shift
+  echo "histogram.sh: $name" >&2
+  echo "== $name: histogram $* ${device[*]}" >> "$log"
+  "$bin" "$@" --csv "${device[@]}" > "$results/$name.tmp.csv" 2>> "$log" ||
+    { echo "histogram.sh: $name failed, see $log" >&2
+      rm -f "$results/$name.tmp.csv"; exit 1; }
+  mv "$results/$name.tmp.csv" "$results/$name.csv"
+}
+device=("$@")
+
+floors() {  # each floor kernel in local-atomic's place; the variant column names the kernel
+  local out="$results/histogram-floor-$tag.csv" kernel name
+  echo "histogram.sh: histogram-floor-$tag" >&2
+  for kernel in floor_launch floor_read; do
+    name="${kernel/_/-}"
+    echo "== histogram-floor-$tag: $kernel.cl" >> "$log"
+    "$bin" --image "noise:$size" --variant local-atomic --kernel "histogram/$kernel.cl" \
+      --reps "$reps" --limits --csv "${device[@]}" 2>> "$log" | sed "s/,local-atomic,/,$name,/"
+  done | awk 'NR == 1 || !/^device,/' > "$out.tmp.csv"
+  grep -q ',floor-launch,kernels,' "$out.tmp.csv" && grep -q ',floor-read,kernels,' "$out.tmp.csv" ||
+    { echo "histogram.sh: histogram-floor-$tag failed, see $log" >&2; exit 1; }
+  mv "$out.tmp.csv" "$out"
+}
+
+for part in ${PARTS:-main bench floor breakdown full}; do
+  case "$part" in
+    main)  run "histogram-$tag" --image "synthetic:$size" --variant all --reps "$reps" --limits \
+             --verify ;;
+    bench) run "histogram-bench-$tag" --image "noise:$size" --image "solid:$size" --variant all \
+             --reps "$reps" --limits --verify ;;
+    floor) floors ;;
+    # The drivers' own caches off, so that "build (cold)" starts from nothing.
+    breakdown) POCL_KERNEL_CACHE=0 CUDA_CACHE_DISABLE=1 run "histogram-breakdown-$tag" \
+             --image synthetic:1024x1024 --variant serial,global-partials --breakdown \
+             --reps "${SMALL_ROUNDS:-5}" --verify ;;
+    full)  POCL_KERNEL_CACHE=0 CUDA_CACHE_DISABLE=1 run "histogram-breakdown-full-$tag" \
+             --image "synthetic:$size" --variant all --breakdown --reps "${ROUNDS:-3}" --verify ;;
+    *) echo "histogram.sh: unknown part '$part'" >&2; exit 2 ;;
+  esac
+done
+echo "histogram.sh: $(grep -c ': OK$' "$log") runs verified against the serial count; log $log" >&2
