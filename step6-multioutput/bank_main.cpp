@@ -40,7 +40,7 @@ int main(int argc, char** argv) {
     std::string wg = "16x16", block_text;
     int width = 7, reps = 10;
     unsigned seed = 1;
-    bool verify = false, csv = false;
+    bool verify = false, csv = false, no_limits = false;
     app.add_option("--image", image_spec, "Input: an image file, or synthetic:WxH[:SEED]")->capture_default_str();
     app.add_option("--border", border_text, "Border mode: zero or clamp")->capture_default_str();
     app.add_option("--filter-width", width, "F: every filter of the bank is F x F (random weights)")
@@ -54,6 +54,8 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(1, 100000));
     app.add_flag("--verify", verify, "Check every output plane against the serial reference; exit 1 if over tolerance");
     app.add_flag("--csv", csv, "Print CSV (one header row) instead of a table");
+    app.add_flag("--no-limits", no_limits,
+                 "Do not measure the device's limits (the % of limit column stays empty); for simulators");
     add_device_options(app, device_options);
     if (int rc = parse_command_line(app, argc, argv); rc >= 0) return rc;
     if (device_options.list) {
@@ -69,8 +71,8 @@ int main(int argc, char** argv) {
     const Image padded = pad_image(image, width, border);
 
     DeviceContext device(device_options.choice);
-    if (!csv) std::cerr << "step6-bank: measuring the device limits (cached after the first run)...\n";
-    const DeviceLimits limits = device_limits(device);
+    if (!csv && !no_limits) std::cerr << "step6-bank: measuring the device limits (cached after the first run)...\n";
+    const DeviceLimits limits = no_limits ? DeviceLimits{} : device_limits(device);
     std::vector<Row> rows;
     std::string failure;  // the first plane over tolerance
     for (int bank : banks) {
@@ -102,8 +104,10 @@ int main(int argc, char** argv) {
         row.gflops = flops / (stats.median_ms * 1e6);
         row.gbps = bytes / (stats.median_ms * 1e6);
         const RooflineShare share = roofline_share(limits, flops, bytes, stats.median_ms);
-        row.pct_limit = share.percent;
-        row.limit = share.limit;
+        if (!share.limit.empty()) {
+          row.pct_limit = share.percent;
+          row.limit = share.limit;
+        }
         return row;
       };
       rows.push_back(make_row("separate", separate, bank * (in_bytes + 4.0 * outputs)));

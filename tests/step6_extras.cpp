@@ -155,13 +155,13 @@ Result run_program(const std::string& program, const std::string& args) {
 }  // namespace
 
 TEST_CASE("step6-bank and step6-volume: --verify passes, bad options are one line", "[step6-bank][step6-volume][cli]") {
-  Result r = run_program("step6-bank", "--image synthetic:45x31 --filter-width 5 --bank 1,4 --reps 2 --verify --csv");
+  Result r = run_program("step6-bank", "--image synthetic:45x31 --filter-width 5 --bank 1,4 --reps 2 --verify --csv --no-limits");
   INFO(r.err);
   CHECK(r.status == 0);
   CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 5);  // header, separate and fused per bank
   CHECK(r.out.find("fused bank=4") != std::string::npos);
 
-  r = run_program("step6-volume", "--size 21x15x10 --filter-width 3 --bank 2 --reps 2 --verify");
+  r = run_program("step6-volume", "--size 21x15x10 --filter-width 3 --bank 2 --reps 2 --verify --no-limits");
   INFO(r.err);
   CHECK(r.status == 0);
   CHECK(r.out.find("- OK") != std::string::npos);
