@@ -6,7 +6,7 @@
 #   OUT=/some/folder bench/device-run.sh [NVIDIA_OPENCL_LIBRARY]
 # Writes the CSVs and logs into $OUT. Each part runs even if another fails;
 # PARTS picks some: tour conformance seed001 seed000 seed004 vector blocks
-# unroll perf kernelinfo torch (default: the first five).
+# unroll perf kernelinfo torch bank volume histogram (default: the first five).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 : "${OUT:?set OUT to the folder for results}"
@@ -39,6 +39,8 @@ for part in ${PARTS:-tour conformance seed001 seed000 seed004}; do
       for f in 3 5 7 15 31; do
         build/bin/kernel-info --step 6 --filter box:$f >> "$OUT/kernel-info-h100.txt" 2>> "$log"
       done ;;
+    histogram)
+      LOG="$OUT/histogram-log.txt" bench/histogram.sh h100 2>> "$log" ;;
     torch)
       python3 bench/torch_conv2d.py --size 8192x8192 --filters 3,5,7,15,31 \
         > "$OUT/torch-h100.csv" 2>> "$log" ;;

@@ -14,7 +14,8 @@
 #   vector   step 5, float4 against scalar loads, aligned against unaligned
 #            rows, on 1900^2, 1919^2, 2000^2, 2048^2 (seed 000, 3.1/3.2/5.2)
 #   blocks   step 6's block sizes and work-groups, F = 3, 5, 7, 15, 31, on
-#            $BLOCKS_IMAGE (default 8192x8192): the sweep behind its defaults
+#            $BLOCKS_IMAGE (default 8192x8192), work-groups $BLOCKS_WGS: the
+#            sweep behind its defaults
 #   unroll   step 6 with and without the tile-row loop unrolled, F = 3, 5, 7,
 #            on $BLOCKS_IMAGE (default 8192x8192)
 #   perf     every step at F = 3, 5, 7, 15, 31 on $PERF_IMAGE (default
@@ -59,7 +60,7 @@ case "$name" in
              --images 1900x1900,1919x1919,2000x2000,2048x2048 --filters motion45 --wgs 16x16 \
              --reps 20 --output "$out" "$@" ;;
   blocks)  exec "$sweep" --steps 6 --images "${BLOCKS_IMAGE:-8192x8192}" \
-             --filters box:3,box:5,box:7,box:15,box:31 --wgs 16x16,32x8,16x8,32x4,8x8 \
+             --filters box:3,box:5,box:7,box:15,box:31 --wgs "${BLOCKS_WGS:-16x16,32x8,16x8,32x4,8x8}" \
              --set block=4x1,4x2,4x4,4x8,8x2,8x4,8x8,16x2 --reps "${BLOCKS_REPS:-20}" --no-check \
              --output "$out" "$@" ;;
   unroll)  exec "$sweep" --steps 6 --images "${BLOCKS_IMAGE:-8192x8192}" --filters box:3,box:5,box:7 \

@@ -49,8 +49,10 @@ def unroll(tag):
         rows, "bench/experiments.sh unroll " + tag)
 
 
-def perf(tag):
-    """Every step at every width; step 6 beside its goal and torch where measured."""
+def perf(tag, script="experiments"):
+    """Every step at every width; step 6 beside its goal and torch where measured.
+    `script`: which command made the CSV (bench/experiments.sh perf, or
+    bench/results.sh, which adds the serial baseline and OpenCV)."""
     rows = load("perf-" + tag)
     torch = load("torch-" + tag) if os.path.exists(os.path.join(RESULTS, "torch-%s.csv" % tag)) else []
     steps = []
@@ -76,7 +78,8 @@ def perf(tag):
         header.append("torch conv2d fp32 / default (ms)")
     if tag == "h100":
         header.append("goal")
-    return table(header, body) + caption(rows, "bench/experiments.sh perf " + tag) + (
+    command = "bench/results.sh " + tag if script == "results" else "bench/experiments.sh perf " + tag
+    return table(header, body) + caption(rows, command) + (
         "\nMedian ms over {} launches, {}x{}, box filters, work-group 16x16, step 6 with its default "
         "block. % of limit: the roofline bound's time (copy bandwidth for one read of the input and "
         "one write of the output, or the FMA peak) over the measured time.\n".format(
