@@ -4,10 +4,10 @@ otherwise call on the same device (cv::filter2D on the CPU, torch conv2d on
 the GPU), and the source documents' headline numbers beside ours.
 
 Inputs (docs/results/):
-  perf-pocl.csv   bench/results.sh pocl                 steps, serial, opencv.filter2D
-  perf-h100.csv   bench/experiments.sh perf h100 --platform NVIDIA --serial --serial-reps 1
+  perf-pocl.csv   bench/results.sh pocl: serial, steps and opencv.filter2D in one run
+  perf-h100.csv   bench/experiments.sh perf h100 --platform NVIDIA [--serial --serial-reps 1]
   torch-h100.csv  python3 bench/torch_conv2d.py --size 8192x8192 --filters 3,5,7,15,31
-  seed001-*, seed000-*, seed004-*, tour-*, vector-h100, histogram-h100: the seeds table
+  seed001-*, tour-*, vector-*, histogram-*: the seeds table
 
 GFLOP/s, GB/s and the shares of the limits are recomputed here from each
 row's median time with the formulas of common/report.cpp (2 F^2 flops per
@@ -19,26 +19,21 @@ is the share of the binding one (common/limits.cpp).
 import os
 import statistics
 
-from docs import load, table, fmt, caption, pick, FIGURES, RESULTS
+from docs import load, table, fmt, pick, FIGURES, RESULTS
 
 WIDTHS = [3, 5, 7, 15, 31]
 STEPS = ["step1-naive", "step2-constant", "step3-local", "step4-unroll", "step5-vector",
          "step6-multioutput"]
 SOURCES = {
     "pocl": "bench/results.sh pocl",
-    "h100": "bench/experiments.sh perf h100 --platform NVIDIA --serial --serial-reps 1",
+    "h100": "bench/experiments.sh perf h100 --platform NVIDIA",
 }
+SERIAL = " --serial --serial-reps 1"  # what perf needs for the serial baseline
 PEER_FILES = {"h100": [("torch-h100", "python3 bench/torch_conv2d.py --size 8192x8192 --filters 3,5,7,15,31")]}
-DEVICE_WORDS = {"pocl": "PoCL on the 2-core CPU", "h100": "the H100 (NVIDIA's OpenCL driver)"}
 
 
 def _exists(name):
     return os.path.exists(os.path.join(RESULTS, name + ".csv"))
-
-
-def _missing(name):
-    return "*`docs/results/{}.csv` is not there yet; `{}` makes it.*\n".format(
-        name, SOURCES.get(name.split("-", 1)[1], "?"))
 
 
 # ---- the numbers ------------------------------------------------------------
@@ -84,7 +79,11 @@ class Run:
     def __init__(self, tag):
         self.tag = tag
         self.rows = load("perf-" + tag)
-        self.sources = ["`{}`".format(SOURCES[tag])]
+        self.has_serial = any(r["step"] == "serial" for r in self.rows)
+        command = SOURCES[tag]
+        if command.startswith("bench/experiments.sh") and self.has_serial:
+            command += SERIAL
+        self.sources = ["`{}`".format(command)]
         ours = [r for r in self.rows if r["step"] in STEPS]
         self.device = ours[0]["device"]
         self.size = (ours[0]["width"], ours[0]["height"])
@@ -135,14 +134,27 @@ class Run:
     def note(self):
         r = next(r for r in self.rows if r["step"] in STEPS)
         copy, fma = self.lim
+        serial = next((x for x in self.rows if x["step"] == "serial"), None)
+        others = "; the serial loop: median of {} runs".format(serial["reps"]) if serial else ""
         return ("\n*{} (driver {}), measured {}; {}x{} image, box filters, border {}, median of {} "
-                "launches; measured limits: copy {} GB/s, FMA {} GFLOP/s. Made by {}.*\n").format(
+                "launches{}; measured limits: copy {} GB/s, FMA {} GFLOP/s. Made by {}.*\n").format(
             r["device"], r["driver"], r["date"], self.size[0], self.size[1], r["border"], r["reps"],
-            fmt(copy), fmt(fma), " and ".join(self.sources))
+            others, fmt(copy), fmt(fma), " and ".join(self.sources))
+
+
+_RUNS = {}
 
 
 def _run(tag):
-    return Run(tag) if _exists("perf-" + tag) else None
+    """The device's run; perf-TAG.csv must exist (the page is about it)."""
+    if tag not in _RUNS:
+        _RUNS[tag] = Run(tag)
+    return _RUNS[tag]
+
+
+def _run_if(tag):
+    """The same, or None where the CSV is missing (the seeds table's extras)."""
+    return _run(tag) if _exists("perf-" + tag) else None
 
 
 def _x(v):
@@ -156,9 +168,6 @@ def devices():
     body = []
     for tag in ("pocl", "h100"):
         run = _run(tag)
-        if not run:
-            body.append([DEVICE_WORDS[tag], "-", "-", "-", "-", "not measured yet"])
-            continue
         copy, fma = run.lim
         ridge = next((w for w in range(1, 64) if
                       2.0 * w * w / (4.0 * 2) >= fma / copy), None) if copy and fma else None
@@ -174,8 +183,6 @@ def devices():
 def steps_time(tag):
     """Median ms, and the speedup over the serial loop, per line and width."""
     run = _run(tag)
-    if not run:
-        return _missing("perf-" + tag)
     widths = run.widths()
     body = []
     for label, step, variant in run.lines():
@@ -189,20 +196,21 @@ def steps_time(tag):
             s = run.serial_ms(w)
             line.append(fmt(ms) if step == "serial" or not s else "{} ({})".format(fmt(ms), _x(s / ms)))
         body.append(line)
-    has_serial = any(r["step"] == "serial" for r in run.rows)
+    has_serial = run.has_serial
     head = "median ms (x serial)" if has_serial else "median ms"
     return table([head] + ["F = {}".format(w) for w in widths], body) + run.note() + (
-        "" if has_serial else "\n*This run has no serial baseline (sweep's `--serial`).*\n")
+        "" if has_serial else "\n*This run has no serial baseline (it needs sweep's `{}`).*\n".format(
+            SERIAL.strip()))
 
 
 def steps_prev(tag):
     """Each step's speedup over the step before it (step 1: over the serial loop)."""
     run = _run(tag)
-    if not run:
-        return _missing("perf-" + tag)
     widths = run.widths()
     body = []
     for i, s in enumerate(STEPS):
+        if i == 0 and not run.has_serial:
+            continue
         line = [s]
         for w in widths:
             r = run.get(s, w)
@@ -210,14 +218,13 @@ def steps_prev(tag):
             line.append(_x(float(prev["median_ms"]) / float(r["median_ms"])) if r and prev else "-")
         body.append(line)
     return table(["x previous step"] + ["F = {}".format(w) for w in widths], body) + (
-        "\n*Same run as above. Step 1 is compared with the serial loop.*\n")
+        "\n*Same run as above. Step 1 is compared with the serial loop{}.*\n".format(
+            "" if run.has_serial else ", which this run lacks"))
 
 
 def steps_limits(tag):
     """% of the measured copy bandwidth / % of the measured FMA rate."""
     run = _run(tag)
-    if not run:
-        return _missing("perf-" + tag)
     widths = run.widths()
     body = []
     for label, step, variant in run.lines():
@@ -243,11 +250,31 @@ def steps_limits(tag):
         "of `common/limits.hpp`). Peers are counted with the same bytes and flops as the steps.*\n")
 
 
+def errors(tag):
+    """Max abs error against the double-precision reference (max rel error where it is not finite)."""
+    run = _run(tag)
+    widths = run.widths()
+    body = []
+    for label, step, variant in run.lines():
+        line = [label]
+        for w in widths:
+            r = run.get(step, w, variant)
+            if not r or not r["max_abs_err"]:
+                line.append("-")
+                continue
+            cell = "{:.2g}".format(float(r["max_abs_err"]))
+            if r["max_rel_err"] and float(r["max_rel_err"]) == float("inf"):
+                cell += " (rel. inf)"
+            line.append(cell)
+        body.append(line)
+    return table(["max abs error"] + ["F = {}".format(w) for w in widths], body) + (
+        "\n*Against the reference accumulated in double (`common/reference.cpp`); *rel. inf*: not 0 "
+        "where the exact result is 0; -: not checked in this run.*\n")
+
+
 def peers(tag):
     """The fastest step beside each peer, per width."""
     run = _run(tag)
-    if not run:
-        return _missing("perf-" + tag)
     labels = run.peer_labels()
     if not labels:
         return "*No peer rows for {}.*\n".format(tag)
@@ -259,12 +286,13 @@ def peers(tag):
         line = ["F = {}".format(w), "{} ({})".format(fmt(best["median_ms"]), best["step"])]
         for step, variant in labels:
             r = run.get(step, w, variant)
-            line.append("{} ({})".format(fmt(r["median_ms"]), _x(float(r["median_ms"]) / float(best["median_ms"])))
+            line.append("{} ({})".format(fmt(r["median_ms"]), _x(float(best["median_ms"]) / float(r["median_ms"])))
                         if r else "-")
         body.append(line)
-    head = ["filter", "fastest step, ms"] + ["{} {}, ms (/ fastest)".format(s, v) for s, v in labels]
+    head = ["filter", "our fastest step, ms"] + ["{} {}, ms (x ours)".format(s, v) for s, v in labels]
     return table(head, body) + (
-        "\n*In brackets: the peer's time over the fastest step's, so above 1x the step is faster.*\n")
+        "\n*In brackets: our fastest step's time over the peer's, the peer's speedup over it; "
+        "below 1x our step is the faster.*\n")
 
 
 # The source documents' headline numbers, quoted from each document, and the
@@ -306,7 +334,7 @@ def _seed000_align(tag):
 
 
 def _seed003(tag):
-    run = _run(tag)
+    run = _run_if(tag)
     if not run or 31 not in run.widths():
         return "-"
     a, b = run.get("step1-naive", 31), run.get("step6-multioutput", 31)
@@ -316,7 +344,7 @@ def _seed003(tag):
 
 
 def _seed004(tag):
-    run = _run(tag)
+    run = _run_if(tag)
     if not run:
         return "-"
     out = []
@@ -335,11 +363,11 @@ def _seed002(tag):
 
 
 SEEDS = [
-    ("seed 001", "not named in the report",
+    ("seed 001", "not named (the report speaks of CUDA threads)",
      "600x400, tile in local memory (16x16) over the serial loop, F = 3 / 7", "9.06x / 44.96x", _seed001),
     ("seed 000", "AMD Radeon HD 6770M, 6 compute units at 675 MHz, OpenCL 1.1",
      "7x7 motion blur: loops fully unrolled, time of the rolled loop over the unrolled one "
-     "(2048x2048)", "4.5x (with float4 reads)", _seed000_unroll),
+     "(theirs: 512x512 to 2048x2048; ours: 2048x2048)", "4.5x (with float4 reads)", _seed000_unroll),
     ("seed 000", "AMD Radeon HD 6770M",
      "rows padded to a multiple of the work-group width: unpadded time over padded (1919 / 2048)",
      "no difference", _seed000_align),
@@ -361,23 +389,26 @@ def seeds():
         body.append([seed, hardware, what, theirs, ours("pocl"), ours("h100")])
     return table(["source", "their hardware", "what", "theirs", "ours, PoCL", "ours, H100"], body) + (
         "\n*Theirs: as each document reports it. Ours: from `docs/results/` (seed 001: "
-        "`seed001-*.csv`; seed 000: `tour-*.csv` and `vector-h100.csv`; seeds 003 and 004: "
-        "`perf-*.csv`; seed 002: `histogram-h100.csv`); - where we have no such run.*\n")
+        "`seed001-*.csv`; seed 000: `tour-*.csv` and `vector-*.csv`; seeds 003 and 004: "
+        "`perf-*.csv`; seed 002: `histogram-*.csv`); - where we have no such run.*\n")
 
 
 GENERATORS = {"results-devices": devices, "results-time": steps_time, "results-prev": steps_prev,
-              "results-limits": steps_limits, "results-peers": peers, "results-seeds": seeds}
+              "results-limits": steps_limits, "results-peers": peers, "results-errors": errors, "results-seeds": seeds}
 
 
 # ---- figures ----------------------------------------------------------------
 
 def figures(plt):
-    runs = [r for r in (_run("pocl"), _run("h100")) if r]
-    if not runs:
-        return
+    runs = [_run("pocl"), _run("h100")]
     styles = {s: m for s, m in zip(STEPS, "os^vDP")}
 
-    fig, axes = plt.subplots(1, len(runs), figsize=(5.6 * len(runs), 4.2), squeeze=False)
+    def peer_style(run, step, variant):
+        i = run.peer_labels().index((step, variant))
+        return dict(color=("0.35", "0.6")[i % 2], linestyle=(":", "-.")[i % 2], marker="*x"[i % 2],
+                    label="{} {}".format(step, variant))
+
+    fig, axes = plt.subplots(1, len(runs), figsize=(5.6 * len(runs), 5.2), squeeze=False)
     for ax, run in zip(axes[0], runs):
         widths = run.widths()
         for label, step, variant in run.lines():
@@ -388,7 +419,7 @@ def figures(plt):
             elif step in STEPS:
                 kw = dict(marker=styles[step], label=step)
             else:
-                kw = dict(color="0.45", linestyle=":", marker="*", label="{} {}".format(step, variant))
+                kw = peer_style(run, step, variant)
             ax.plot([p[0] for p in pts], [p[1] for p in pts], markersize=4, **kw)
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
@@ -397,12 +428,12 @@ def figures(plt):
         ax.set_xlabel("filter width F (box)")
         ax.set_ylabel("median ms")
         ax.set_title("{} ({}x{})".format(run.device, *run.size), fontsize=9)
-        ax.legend(fontsize=7)
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=3)
     fig.tight_layout()
     fig.savefig(os.path.join(FIGURES, "results-time.svg"), metadata={"Date": None})
     plt.close(fig)
 
-    fig, axes = plt.subplots(1, len(runs), figsize=(5.6 * len(runs), 4.2), squeeze=False)
+    fig, axes = plt.subplots(1, len(runs), figsize=(5.6 * len(runs), 5.2), squeeze=False)
     for ax, run in zip(axes[0], runs):
         widths = run.widths()
         copy, fma = run.lim
@@ -419,7 +450,7 @@ def figures(plt):
             if step in STEPS:
                 kw = dict(marker=styles[step], label=step)
             else:
-                kw = dict(color="0.45", linestyle=":", marker="*", label="{} {}".format(step, variant))
+                kw = peer_style(run, step, variant)
             ax.plot([p[0] for p in pts], [p[1] for p in pts], markersize=4, **kw)
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
@@ -428,7 +459,7 @@ def figures(plt):
         ax.set_xlabel("filter width F (box)")
         ax.set_ylabel("GFLOP/s (2F² per output)")
         ax.set_title("{} ({}x{})".format(run.device, *run.size), fontsize=9)
-        ax.legend(fontsize=7)
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=3)
     fig.tight_layout()
     fig.savefig(os.path.join(FIGURES, "results-roofline.svg"), metadata={"Date": None})
     plt.close(fig)

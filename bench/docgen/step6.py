@@ -83,7 +83,7 @@ def perf(tag, script="experiments"):
         "\nMedian ms over {} launches, {}x{}, box filters, work-group 16x16, step 6 with its default "
         "block. % of limit: the roofline bound's time (copy bandwidth for one read of the input and "
         "one write of the output, or the FMA peak) over the measured time.\n".format(
-            rows[0]["reps"], rows[0]["width"], rows[0]["height"]))
+            s6["reps"], s6["width"], s6["height"]))
 
 
 def bank(tag):

@@ -1,7 +1,8 @@
 // build/bin/kernel_check: runs every kernel of the registered steps (each
 // variant, each choice of each setting) on small awkward problems through
-// run_step() and checks every pixel against the reference. Made to run under Oclgrind, which checks each
-// memory access (tests/reliability/CMakeLists.txt); it works on any device.
+// run_step() and checks every pixel against the reference. Made to run
+// under Oclgrind, which checks each memory access
+// (tests/reliability/CMakeLists.txt); it works on any device.
 #include <iostream>
 #include <map>
 #include <string>
@@ -22,8 +23,10 @@ struct Case {
 };
 
 // Small, since Oclgrind interprets every instruction: sizes that are no
-// multiple of any work-group, odd and even filters, a filter wider than the
-// 8x8 tile it extends, one pixel in a mostly idle group, an odd group shape.
+// multiple of any work-group, odd and even filters, filters wider than the
+// block of outputs a work-group computes (17 over an 8x8 group, 31 over a
+// 4x2 group even with step 6's 4x4 blocks), one pixel in a mostly idle
+// group, an odd group shape.
 const std::vector<Case> kCases = {
     {"synthetic:19x13:1", "random:3:1", "zero", "8x8"},
     {"synthetic:19x13:2", "random:17:2", "clamp", "8x8"},
@@ -31,23 +34,28 @@ const std::vector<Case> kCases = {
     {"synthetic:40x33:4", "random:17:4", "clamp", "8x8"},
     {"synthetic:40x33:5", "random:1:5", "zero", "12x3"},
     {"synthetic:1x1:6", "random:2:6", "clamp", "8x8"},
+    {"synthetic:23x9:7", "random:31:7", "zero", "4x2"},
 };
 
-// Every variant at its default settings, then every other choice of every
-// setting with the first variant (as the conformance suite runs them).
+// Every variant at its default settings, then every other choice (or test
+// value, for a free-text setting) of every setting with the first variant,
+// as the conformance suite runs them.
 std::vector<RunOptions> configurations(const Step& step) {
   std::vector<RunOptions> configs;
   for (const auto& v : step.variants()) {
     configs.emplace_back();
     configs.back().variant = v;
   }
-  for (const auto& s : step.settings())
-    for (const auto& choice : s.choices)
+  for (const auto& s : step.settings()) {
+    auto values = s.choices;
+    values.insert(values.end(), s.test_values.begin(), s.test_values.end());
+    for (const auto& choice : values)
       if (choice != s.default_value) {
         configs.emplace_back();
         configs.back().variant = step.variants().front();
         configs.back().settings[s.name] = choice;
       }
+  }
   return configs;
 }
 
