@@ -7,62 +7,36 @@
 #include "common/cli.hpp"
 #include "common/border.hpp"
 #include "common/errors.hpp"
-#include "common/limits.hpp"
 #include "common/parse.hpp"
 #include "common/report.hpp"
 #include "step6-multioutput/extras.hpp"
 
 using namespace conv;
 
-namespace {
-
-std::vector<int> parse_banks(const std::string& text) {
-  std::vector<int> banks;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t comma = std::min(text.find(',', start), text.size());
-    const int bank = parse_positive_int(text.substr(start, comma - start), "--bank", 16);
-    if (!valid_bank_size(bank)) throw UsageError("--bank: 1, 2, 4, 8 or 16, not " + std::to_string(bank));
-    banks.push_back(bank);
-    start = comma + 1;
-  }
-  return banks;
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
   return guarded_main("step6-bank", [&]() -> int {
     CLI::App app("step6-bank: BANK filters in one pass (floatBANK sums) against BANK separate passes",
                  "step6-bank");
-    DeviceOptions device_options;
-    std::string image_spec = "synthetic:2048x2048", border_text = "zero", banks_text = "1,2,4,8,16";
+    ExtrasOptions o;
+    std::string image_spec = "synthetic:2048x2048", border_text = "zero";
     std::string wg = "16x16", block_text;
-    int width = 7, reps = 10;
+    int width = 7;
     unsigned seed = 1;
-    bool verify = false, csv = false, no_limits = false;
     app.add_option("--image", image_spec, "Input: an image file, or synthetic:WxH[:SEED]")->capture_default_str();
     app.add_option("--border", border_text, "Border mode: zero or clamp")->capture_default_str();
     app.add_option("--filter-width", width, "F: every filter of the bank is F x F (random weights)")
         ->capture_default_str()->check(CLI::Range(1, 31));
-    app.add_option("--bank", banks_text, "Bank sizes to run, from 1, 2, 4, 8, 16")->capture_default_str();
     app.add_option("--seed", seed, "Seed of the first filter (the others: seed+1, ...)")->capture_default_str();
     app.add_option("--wg", wg, "Work-group shape WxH")->capture_default_str();
     app.add_option("--block", block_text, "Outputs per work-item WxH, W a multiple of 4 "
                                           "(default: 4x4 for banks of 1-2, 4x2 for 4, 4x1 for 8-16)");
-    app.add_option("--reps", reps, "Timed launches (after one warm-up)")->capture_default_str()
-        ->check(CLI::Range(1, 100000));
-    app.add_flag("--verify", verify, "Check every output plane against the serial reference; exit 1 if over tolerance");
-    app.add_flag("--csv", csv, "Print CSV (one header row) instead of a table");
-    app.add_flag("--no-limits", no_limits,
-                 "Do not measure the device's limits (the % of limit column stays empty); for simulators");
-    add_device_options(app, device_options);
+    add_extras_options(app, o, "Check every output plane against the serial reference; exit 1 if over tolerance");
     if (int rc = parse_command_line(app, argc, argv); rc >= 0) return rc;
-    if (device_options.list) {
+    if (o.device.list) {
       print_device_list(std::cout);
       return 0;
     }
-    const std::vector<int> banks = parse_banks(banks_text);
+    const std::vector<int> banks = parse_bank_list(o.banks);
     auto [wg_x, wg_y] = parse_size(wg, "--wg", 1 << 14);
     std::pair<int, int> block{0, 0};
     if (!block_text.empty()) block = parse_size(block_text, "--block", 16);
@@ -70,18 +44,17 @@ int main(int argc, char** argv) {
     const Image image = load_image_spec(image_spec);
     const Image padded = pad_image(image, width, border);
 
-    DeviceContext device(device_options.choice);
-    if (!csv && !no_limits) std::cerr << "step6-bank: measuring the device limits (cached after the first run)...\n";
-    const DeviceLimits limits = no_limits ? DeviceLimits{} : device_limits(device);
+    DeviceContext device(o.device.choice);
+    const DeviceLimits limits = extras_limits(device, o, "step6-bank");
     std::vector<Row> rows;
     std::string failure;  // the first plane over tolerance
     for (int bank : banks) {
-      if (!csv) std::cerr << "step6-bank: bank of " << bank << "...\n";
+      if (!o.csv) std::cerr << "step6-bank: bank of " << bank << "...\n";
       const auto filters = random_filter_bank(bank, width, seed);
       const auto [bx, by] = block.first > 0 ? block : default_bank_block(bank);
       const std::string block_note = " block=" + std::to_string(bx) + "x" + std::to_string(by);
-      BankRun fused = run_bank(device, padded, filters, wg_x, wg_y, block, reps);
-      const Stats separate = time_separate_passes(device, padded, filters, wg_x, wg_y, block, reps);
+      BankRun fused = run_bank(device, padded, filters, wg_x, wg_y, block, o.reps);
+      const Stats separate = time_separate_passes(device, padded, filters, wg_x, wg_y, block, o.reps);
 
       const double outputs = static_cast<double>(image.width) * image.height;
       const double flops = 2.0 * width * width * outputs * bank;
@@ -113,7 +86,7 @@ int main(int argc, char** argv) {
       rows.push_back(make_row("separate", separate, bank * (in_bytes + 4.0 * outputs)));
       Row row = make_row("fused", fused.stats, in_bytes + 4.0 * outputs * bank);
       row.speedup_prev = separate.median_ms / fused.stats.median_ms;
-      if (verify) {
+      if (o.verify) {
         row.max_abs_err = row.max_rel_err = 0;
         for (int k = 0; k < bank; ++k) {
           const Comparison cmp = compare_with_reference(
@@ -126,7 +99,7 @@ int main(int argc, char** argv) {
       }
       rows.push_back(row);
     }
-    if (csv) {
+    if (o.csv) {
       write_csv_header(std::cout);
       for (const auto& r : rows) write_csv_row(std::cout, r);
     } else {
@@ -138,7 +111,7 @@ int main(int argc, char** argv) {
       std::cerr << "step6-bank: verification failed: " << failure << "\n";
       return 1;
     }
-    if (verify && !csv) std::cout << "verify: every plane within tolerance - OK\n";
+    if (o.verify && !o.csv) std::cout << "verify: every plane within tolerance - OK\n";
     return 0;
   });
 }

@@ -3,10 +3,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iostream>
 #include <limits>
 #include <random>
 
 #include "common/errors.hpp"
+#include "common/parse.hpp"
 #include "common/step.hpp"
 
 namespace conv {
@@ -17,6 +19,37 @@ extern const char* const step6_volume_kernel;
 
 bool valid_bank_size(int bank) {
   return bank == 1 || bank == 2 || bank == 4 || bank == 8 || bank == 16;
+}
+
+std::vector<int> parse_bank_list(const std::string& text) {
+  std::vector<int> banks;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const int bank = parse_positive_int(text.substr(start, comma - start), "--bank", 16);
+    if (!valid_bank_size(bank)) throw UsageError("--bank: 1, 2, 4, 8 or 16, not " + std::to_string(bank));
+    banks.push_back(bank);
+    start = comma + 1;
+  }
+  return banks;
+}
+
+void add_extras_options(CLI::App& app, ExtrasOptions& o, const std::string& verify_help) {
+  app.add_option("--bank", o.banks, "Bank sizes to run, from 1, 2, 4, 8, 16")->capture_default_str();
+  app.add_option("--reps", o.reps, "Timed launches (after one warm-up)")->capture_default_str()
+      ->check(CLI::Range(1, 100000));
+  app.add_flag("--verify", o.verify, verify_help);
+  app.add_flag("--csv", o.csv, "Print CSV (one header row) instead of a table");
+  app.add_flag("--no-limits", o.no_limits,
+               "Do not measure the device's limits (the % of limit column stays empty); for simulators");
+  add_device_options(app, o.device);
+}
+
+DeviceLimits extras_limits(DeviceContext& device, const ExtrasOptions& options,
+                           const std::string& program) {
+  if (options.no_limits) return {};
+  if (!options.csv) std::cerr << program << ": measuring the device limits (cached after the first run)...\n";
+  return device_limits(device);
 }
 
 namespace {

@@ -10,9 +10,11 @@
 #include <utility>
 #include <vector>
 
+#include "common/cli.hpp"
 #include "common/device.hpp"
 #include "common/filter.hpp"
 #include "common/image.hpp"
+#include "common/limits.hpp"
 #include "common/reference.hpp"
 #include "common/timing.hpp"
 
@@ -20,6 +22,22 @@ namespace conv {
 
 // The bank sizes the kernels take: OpenCL's vector widths.
 bool valid_bank_size(int bank);
+
+// "1,4,16" -> {1, 4, 16}; UsageError naming --bank for anything else.
+std::vector<int> parse_bank_list(const std::string& text);
+
+// What step6-bank and step6-volume share on their command lines.
+struct ExtrasOptions {
+  DeviceOptions device;
+  std::string banks = "1,2,4,8,16";
+  int reps = 10;
+  bool verify = false, csv = false, no_limits = false;
+};
+void add_extras_options(CLI::App& app, ExtrasOptions& options, const std::string& verify_help);
+
+// The device's measured limits, or none with --no-limits (for simulators).
+DeviceLimits extras_limits(DeviceContext& device, const ExtrasOptions& options,
+                           const std::string& program);
 
 // ---- the filter bank (2D) -----------------------------------------------
 

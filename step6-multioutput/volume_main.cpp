@@ -8,7 +8,6 @@
 
 #include "common/cli.hpp"
 #include "common/errors.hpp"
-#include "common/limits.hpp"
 #include "common/parse.hpp"
 #include "common/report.hpp"
 #include "step6-multioutput/extras.hpp"
@@ -48,50 +47,37 @@ int main(int argc, char** argv) {
   return guarded_main("step6-volume", [&]() -> int {
     CLI::App app("step6-volume: a uchar volume and a bank of F x F x F filters, naive against register-blocked",
                  "step6-volume");
-    DeviceOptions device_options;
-    std::string size_text = "256", banks_text = "1,2,4,8,16", variants_text = "naive,blocked", wg = "32x4x1";
-    int width = 7, block_x = 8, reps = 5;
+    ExtrasOptions o;
+    o.reps = 5;
+    std::string size_text = "256", variants_text = "naive,blocked", wg = "32x4x1";
+    int width = 7, block_x = 8;
     unsigned seed = 1;
-    bool verify = false, csv = false, no_limits = false;
     app.add_option("--size", size_text, "Volume: N (N x N x N) or WxHxD, seeded synthetic uchar data")
         ->capture_default_str();
     app.add_option("--filter-width", width, "F: every filter is F x F x F (random weights)")
         ->capture_default_str()->check(CLI::Range(1, 31));
-    app.add_option("--bank", banks_text, "Bank sizes to run, from 1, 2, 4, 8, 16")->capture_default_str();
     app.add_option("--variant", variants_text, "Kernels to run: naive, blocked, or both (naive,blocked)")
         ->capture_default_str();
     app.add_option("--block-x", block_x, "Outputs per work-item along x (blocked)")->capture_default_str()
         ->check(CLI::Range(1, 32));
     app.add_option("--wg", wg, "Work-group shape WxHxD")->capture_default_str();
     app.add_option("--seed", seed, "Seed of the volume and of the first filter")->capture_default_str();
-    app.add_option("--reps", reps, "Timed launches (after one warm-up)")->capture_default_str()
-        ->check(CLI::Range(1, 100000));
-    app.add_flag("--verify", verify, "Check every output against the serial reference (slow for large volumes)");
-    app.add_flag("--csv", csv, "Print CSV (one header row) instead of a table");
-    app.add_flag("--no-limits", no_limits,
-                 "Do not measure the device's limits (the % of limit column stays empty); for simulators");
-    add_device_options(app, device_options);
+    add_extras_options(app, o, "Check every output against the serial reference (slow for large volumes)");
     if (int rc = parse_command_line(app, argc, argv); rc >= 0) return rc;
-    if (device_options.list) {
+    if (o.device.list) {
       print_device_list(std::cout);
       return 0;
     }
     const auto size = parse_volume_size(size_text);
     const auto work_group = parse_volume_size(wg);
-    std::vector<int> banks;
-    for (const auto& b : split(banks_text)) {
-      const int bank = parse_positive_int(b, "--bank", 16);
-      if (!valid_bank_size(bank)) throw UsageError("--bank: 1, 2, 4, 8 or 16, not " + std::to_string(bank));
-      banks.push_back(bank);
-    }
+    const std::vector<int> banks = parse_bank_list(o.banks);
     const std::vector<std::string> variants = split(variants_text);
     for (const auto& v : variants)
       if (v != "naive" && v != "blocked") throw UsageError("--variant: naive or blocked, not '" + v + "'");
     const Volume volume = synthetic_volume(size[0], size[1], size[2], seed);
 
-    DeviceContext device(device_options.choice);
-    if (!csv && !no_limits) std::cerr << "step6-volume: measuring the device limits (cached after the first run)...\n";
-    const DeviceLimits limits = no_limits ? DeviceLimits{} : device_limits(device);
+    DeviceContext device(o.device.choice);
+    const DeviceLimits limits = extras_limits(device, o, "step6-volume");
     std::vector<Row> rows;
     std::string failure;
     for (int bank : banks) {
@@ -99,9 +85,9 @@ int main(int argc, char** argv) {
       std::vector<Reference> refs;
       double naive_ms = 0;
       for (const auto& variant : variants) {
-        if (!csv) std::cerr << "step6-volume: " << variant << ", bank of " << bank << "...\n";
+        if (!o.csv) std::cerr << "step6-volume: " << variant << ", bank of " << bank << "...\n";
         const VolumeRun run = run_volume(device, volume, filters, variant, block_x, work_group[0],
-                                         work_group[1], work_group[2], reps);
+                                         work_group[1], work_group[2], o.reps);
         const double outputs = static_cast<double>(run.out_width) * run.out_height * run.out_depth;
         Row row;
         stamp(row, device.facts());
@@ -130,7 +116,7 @@ int main(int argc, char** argv) {
         }
         if (variant == "naive") naive_ms = run.stats.median_ms;
         else if (naive_ms > 0) row.speedup_prev = naive_ms / run.stats.median_ms;
-        if (verify) {
+        if (o.verify) {
           if (refs.empty())
             for (const auto& f : filters) refs.push_back(volume_reference(volume, f));
           row.max_abs_err = row.max_rel_err = 0;
@@ -147,7 +133,7 @@ int main(int argc, char** argv) {
         rows.push_back(row);
       }
     }
-    if (csv) {
+    if (o.csv) {
       write_csv_header(std::cout);
       for (const auto& r : rows) write_csv_row(std::cout, r);
     } else {
@@ -161,7 +147,7 @@ int main(int argc, char** argv) {
       std::cerr << "step6-volume: verification failed: " << failure << "\n";
       return 1;
     }
-    if (verify && !csv) std::cout << "verify: every output within tolerance - OK\n";
+    if (o.verify && !o.csv) std::cout << "verify: every output within tolerance - OK\n";
     return 0;
   });
 }
