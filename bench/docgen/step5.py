@@ -38,6 +38,7 @@ def vector(tag):
         if s not in sizes:
             sizes.append(s)
     body, aligned_gain, aligned_scalar, vec_on, vec_off = [], [], [], [], []
+    spread = max(float(r["median_ms"]) / float(r["min_ms"]) for r in rows)
     for w, h in sizes:
         t = {}
         for v, _ in VARIANTS:
@@ -60,9 +61,10 @@ def vector(tag):
              ["aligned rows, speedup (float4)", "float4, speedup (aligned rows)"]
     summary = ("\nOver the four sizes, aligned rows against rows at the padded image's width: {} with "
                "float4 loads, {} with scalar loads; float4 against scalar loads: {} on aligned rows, {} on "
-               "the others. "
+               "the others. The median of a configuration's launches is at most {:.2f}x its fastest launch. "
                "A speedup above 1: aligned rows, or float4 loads, are faster.\n").format(
-        ratio_range(aligned_gain), ratio_range(aligned_scalar), ratio_range(vec_on), ratio_range(vec_off))
+        ratio_range(aligned_gain), ratio_range(aligned_scalar), ratio_range(vec_on), ratio_range(vec_off),
+        spread)
     return table(header, body) + caption(rows, "bench/experiments.sh vector " + tag) + (
         "\nFilter {} (F = {}), work-group {}, median of {} launches; pitch in floats.\n".format(
             rows[0]["filter"], rows[0]["filter_width"], rows[0]["wg"], rows[0]["reps"])) + summary

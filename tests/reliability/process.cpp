@@ -90,7 +90,8 @@ std::string fresh_dir(const std::string& name) {
 Outcome expect_refusal(const std::string& program, std::vector<std::string> args, int status,
                     const std::string& needle, const Env& env, bool one_line) {
   const std::string dir = fresh_dir(program);
-  const std::string output = dir + "/out.pfm";
+  // The histogram writes its counts as CSV; the steps write images.
+  const std::string output = dir + (program == "histogram" ? "/out.csv" : "/out.pfm");
   args.insert(args.end(), {"--output", output, "--reps", "1"});
   const Outcome r = run_program(program, args, env);
   std::string command = program;

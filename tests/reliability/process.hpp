@@ -29,10 +29,11 @@ std::vector<std::string> step_programs();
 // A new empty folder under the scratch folder, for one run's --output.
 std::string fresh_dir(const std::string& name);
 
-// Runs `program` with `args` plus --output DIR/out.pfm and --reps 1, and
-// checks that it refused cleanly: exit `status`, no signal, stderr one line
-// starting with the program's name and containing `needle` (when `one_line`
-// is false, a build log: such a line among others), no out.pfm nor *.tmp.*.
+// Runs `program` with `args` plus --output DIR/out.pfm (out.csv for the
+// histogram) and --reps 1, and checks that it refused cleanly: exit
+// `status`, no signal, stderr one line starting with the program's name and
+// containing `needle` (when `one_line` is false, a build log: such a line
+// among others), no output file nor *.tmp.*.
 // Returns the outcome for further checks.
 Outcome expect_refusal(const std::string& program, std::vector<std::string> args, int status,
                     const std::string& needle, const Env& env = {}, bool one_line = true);
