@@ -94,16 +94,20 @@ void check_pnm_header(const std::string& name, const std::vector<std::uint8_t>& 
 
 // The bytes a TGA raster needs, walked packet by packet when run-length
 // coded; false when the file ends first. stb_image reads zeros past the end.
-bool tga_complete(const std::vector<std::uint8_t>& b, int w, int h) {
-  const bool indexed = b[1] == 1;
-  const int palette_bits = b[7], bits = b[16];
-  std::size_t pos = 18 + b[0];
+// `h` is the header (at least 18 bytes, zero-padded as stb_image reads it),
+// `size` the file's real length.
+bool tga_complete(const std::vector<std::uint8_t>& hdr, const std::vector<std::uint8_t>& b, int w,
+                  int h) {
+  const bool indexed = hdr[1] == 1;
+  const int palette_bits = hdr[7], bits = hdr[16];
+  std::size_t pos = 18 + hdr[0];
+  if (pos > b.size()) return false;  // the header itself is cut short
   if (indexed)  // stb_image skips the first-entry index, then reads the palette
-    pos += (b[3] | b[4] << 8) + static_cast<std::size_t>(b[5] | b[6] << 8) * ((palette_bits + 7) / 8);
+    pos += (hdr[3] | hdr[4] << 8) + static_cast<std::size_t>(hdr[5] | hdr[6] << 8) * ((palette_bits + 7) / 8);
   const std::size_t pixel = indexed ? (bits == 8 ? 1 : 2) : (bits + 7) / 8;
   if (pixel == 0) return true;  // stb_image refuses those itself
   std::size_t left = static_cast<std::size_t>(w) * h;
-  if (b[2] < 8) return pos <= b.size() && (b.size() - pos) / pixel >= left;
+  if (hdr[2] < 8) return pos <= b.size() && (b.size() - pos) / pixel >= left;
   while (left > 0) {  // run-length coded: a count byte, then one or `count` pixels
     if (pos >= b.size()) return false;
     const std::size_t count = std::min<std::size_t>((b[pos] & 127) + 1, left);
@@ -114,10 +118,45 @@ bool tga_complete(const std::vector<std::uint8_t>& b, int w, int h) {
 }
 
 // TGA has no magic number; every other format's second byte is above 1.
-bool looks_like_tga(const std::vector<std::uint8_t>& b, int w, int h) {
-  if (b.size() < 18 || b[1] > 1) return false;
-  const int type = b[2] & ~8;  // 8: run-length coded
-  return type >= 1 && type <= 3 && (b[12] | b[13] << 8) == w && (b[14] | b[15] << 8) == h;
+// `hdr` is the first 18 bytes, zero-padded.
+bool looks_like_tga(const std::vector<std::uint8_t>& hdr, int w, int h) {
+  if (hdr[1] > 1) return false;
+  const int type = hdr[2] & ~8;  // 8: run-length coded
+  return type >= 1 && type <= 3 && (hdr[12] | hdr[13] << 8) == w && (hdr[14] | hdr[15] << 8) == h;
+}
+
+// stb_image 2.27 writes past its Huffman tables when one DHT table claims
+// more than 256 codes, so every DHT segment of a JPEG is checked first:
+// the markers are walked (entropy-coded data skipped) up to the end.
+void check_jpeg_huffman(const std::string& name, const std::vector<std::uint8_t>& b) {
+  if (b.size() < 2 || b[0] != 0xFF || b[1] != 0xD8) return;
+  std::size_t pos = 2;
+  while (pos + 1 < b.size()) {
+    if (b[pos] != 0xFF) {  // entropy-coded data between markers
+      ++pos;
+      continue;
+    }
+    const int marker = b[pos + 1];
+    if (marker == 0xFF || marker == 0x00 || marker == 0x01 || (marker >= 0xD0 && marker <= 0xD7)) {
+      pos += marker == 0xFF ? 1 : 2;  // fill byte, stuffed zero, TEM or restart: no length
+      continue;
+    }
+    if (marker == 0xD9 || pos + 4 > b.size()) return;  // end of image, or of the file
+    const std::size_t length = static_cast<std::size_t>(b[pos + 2]) << 8 | b[pos + 3];
+    if (marker == 0xC4) {  // DHT: tables of (class/id, 16 counts, the values)
+      std::size_t t = pos + 4;
+      const std::size_t end = std::min(b.size(), pos + 2 + length);
+      while (t + 17 <= end) {
+        std::size_t codes = 0;
+        for (int i = 1; i <= 16; ++i) codes += b[t + i];
+        if (codes > 256)
+          throw Error(name + ": corrupt JPEG (a Huffman table claims " + std::to_string(codes) +
+                      " codes, at most 256)");
+        t += 17 + codes;
+      }
+    }
+    pos += 2 + std::max<std::size_t>(length, 2);
+  }
 }
 
 // stb_image decodes some truncated files without complaint (it pads missing
@@ -158,7 +197,9 @@ void check_not_truncated(const std::string& name, const std::vector<std::uint8_t
     while (end > 6 && b[end - 1] == 0) --end;
     if (b[end - 1] != 0x3B) throw Error(name + ": truncated GIF (no trailer)");
   }
-  if (looks_like_tga(b, w, h) && !tga_complete(b, w, h))
+  std::vector<std::uint8_t> hdr(b.begin(), b.begin() + std::min<std::size_t>(b.size(), 18));
+  hdr.resize(18, 0);  // stb_image reads a short header as zeros
+  if (looks_like_tga(hdr, w, h) && !tga_complete(hdr, b, w, h))
     throw Error(name + ": truncated TGA (pixel data ends early)");
 }
 
@@ -183,6 +224,29 @@ Image to_gray(const T* data, int w, int h, int channels, float max_value) {
 }
 
 }  // namespace
+
+std::vector<std::uint8_t> read_image_file(const std::string& path) { return read_binary_file(path); }
+
+std::string decoder_complaint() {
+  std::string text = stbi_failure_reason() ? stbi_failure_reason() : "unknown reason";
+  for (char& c : text)  // stb_image quotes raw chunk bytes: keep the message one printable line
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7E) c = '?';
+  return text;
+}
+
+ImageInfo check_image_bytes(const std::string& name, const std::vector<std::uint8_t>& bytes) {
+  if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    throw Error(name + ": file too large to decode");
+  check_pnm_header(name, bytes);
+  check_jpeg_huffman(name, bytes);
+  ImageInfo info;
+  if (!stbi_info_from_memory(bytes.data(), static_cast<int>(bytes.size()), &info.width, &info.height,
+                             &info.channels))
+    throw Error(name + ": not a readable image (" + decoder_complaint() + ")");
+  check_dimensions(name, info.width, info.height);
+  check_not_truncated(name, bytes, info.width, info.height);
+  return info;
+}
 
 Image decode_pfm(const std::vector<std::uint8_t>& bytes, const std::string& name) {
   // Header: "Pf" or "PF", whitespace, width, whitespace, height, whitespace,
@@ -257,24 +321,17 @@ Image load_image(const std::string& path) {
   std::vector<std::uint8_t> bytes = read_binary_file(path);
   if (bytes.size() >= 2 && bytes[0] == 'P' && (bytes[1] == 'f' || bytes[1] == 'F'))
     return decode_pfm(bytes, path);
-  if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
-    throw Error(path + ": file too large to decode");
+  auto [w, h, channels] = check_image_bytes(path, bytes);
   const int len = static_cast<int>(bytes.size());
-  check_pnm_header(path, bytes);
-  int w = 0, h = 0, channels = 0;
-  if (!stbi_info_from_memory(bytes.data(), len, &w, &h, &channels))
-    throw Error(path + ": not a readable image (" + stbi_failure_reason() + ")");
-  check_dimensions(path, w, h);
-  check_not_truncated(path, bytes, w, h);
   if (stbi_is_16_bit_from_memory(bytes.data(), len)) {
     std::unique_ptr<stbi_us, void (*)(void*)> data(
         stbi_load_16_from_memory(bytes.data(), len, &w, &h, &channels, 0), stbi_image_free);
-    if (!data) throw Error(path + ": cannot decode (" + stbi_failure_reason() + ")");
+    if (!data) throw Error(path + ": cannot decode (" + decoder_complaint() + ")");
     return to_gray(data.get(), w, h, channels, 65535.0f);
   }
   std::unique_ptr<stbi_uc, void (*)(void*)> data(
       stbi_load_from_memory(bytes.data(), len, &w, &h, &channels, 0), stbi_image_free);
-  if (!data) throw Error(path + ": cannot decode (" + stbi_failure_reason() + ")");
+  if (!data) throw Error(path + ": cannot decode (" + decoder_complaint() + ")");
   return to_gray(data.get(), w, h, channels, 255.0f);
 }
 

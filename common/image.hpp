@@ -29,6 +29,23 @@ constexpr int kMaxImageSide = 1 << 16;
 // v/65535; PFM values are taken as they are. Throws Error naming the file.
 Image load_image(const std::string& path);
 
+// A whole image file's bytes; Error naming the file for a folder, an empty
+// or unreadable file, or one over 4 GiB.
+std::vector<std::uint8_t> read_image_file(const std::string& path);
+
+// Everything checked before stb_image may decode `bytes` (every loader of
+// the project calls it): header numbers stb_image would overflow on, JPEG
+// Huffman tables it would write past, sizes over the limits, and files it
+// would decode although they are cut short (it pads them with zeros).
+// Returns the size and channels; Error naming `name` otherwise.
+struct ImageInfo {
+  int width = 0, height = 0, channels = 0;
+};
+ImageInfo check_image_bytes(const std::string& name, const std::vector<std::uint8_t>& bytes);
+
+// stb_image's reason for its last failure, as one printable line.
+std::string decoder_complaint();
+
 // "synthetic:WxH" or "synthetic:WxH:SEED" or a file path.
 Image load_image_spec(const std::string& spec);
 

@@ -16,59 +16,6 @@
 namespace conv::histogram {
 namespace {
 
-void check_dimensions(const std::string& name, long long w, long long h) {
-  if (w <= 0 || h <= 0)
-    throw Error(name + ": image has no pixels (" + std::to_string(w) + "x" + std::to_string(h) +
-                ")");
-  if (w > kMaxImageSide || h > kMaxImageSide || w * h > kMaxImagePixels)
-    throw Error(name + ": image size " + std::to_string(w) + "x" + std::to_string(h) +
-                " is over the limit (" + std::to_string(kMaxImageSide) + " a side, " +
-                std::to_string(kMaxImagePixels) + " pixels)");
-}
-
-// stb_image pads a truncated JPEG, PNM or BMP with zeros instead of failing,
-// and a histogram would count those zeros: check that the data is all there.
-void check_complete(const std::string& name, const std::string& b, int w, int h) {
-  auto byte = [&](std::size_t i) { return static_cast<unsigned char>(b[i]); };
-  if (b.size() >= 2 && byte(0) == 0xFF && byte(1) == 0xD8) {  // JPEG ends with EOI
-    std::size_t end = b.size();
-    while (end > 2 && byte(end - 1) == 0) --end;
-    if (end < 4 || byte(end - 2) != 0xFF || byte(end - 1) != 0xD9)
-      throw Error(name + ": truncated JPEG (no end-of-image marker)");
-  }
-  if (b.size() >= 2 && b[0] == 'P' && (b[1] == '5' || b[1] == '6')) {  // binary PGM/PPM
-    std::size_t pos = 2;
-    long long fields[3] = {0, 0, 0};  // width, height, maxval
-    for (long long& field : fields) {
-      while (pos < b.size() && (std::isspace(byte(pos)) || b[pos] == '#')) {
-        if (b[pos] == '#')
-          while (pos < b.size() && b[pos] != '\n') ++pos;
-        else
-          ++pos;
-      }
-      while (pos < b.size() && std::isdigit(byte(pos)) && field < (1LL << 40))
-        field = field * 10 + (b[pos++] - '0');
-    }
-    ++pos;  // the one whitespace character before the raster
-    const long long need = 1LL * w * h * (b[1] == '6' ? 3 : 1) * (fields[2] > 255 ? 2 : 1);
-    if (pos > b.size() || static_cast<long long>(b.size() - pos) < need)
-      throw Error(name + ": truncated " + (b[1] == '6' ? "PPM" : "PGM") +
-                  " (pixel data ends early)");
-  }
-  if (b.size() >= 54 && b[0] == 'B' && b[1] == 'M') {  // uncompressed BMP
-    auto u32 = [&](std::size_t i) {
-      return byte(i) | byte(i + 1) << 8 | byte(i + 2) << 16 | std::uint32_t{byte(i + 3)} << 24;
-    };
-    const std::uint32_t offset = u32(10), compression = u32(30);
-    const int bpp = byte(28) | byte(29) << 8;
-    if (compression == 0 && bpp >= 8) {
-      const std::uint64_t row = (static_cast<std::uint64_t>(w) * bpp + 31) / 32 * 4;
-      if (offset + row * static_cast<std::uint64_t>(h) > b.size())
-        throw Error(name + ": truncated BMP (pixel data ends early)");
-    }
-  }
-}
-
 struct Sized {
   int width, height;
   std::string rest;  // what followed the second colon, "" if nothing
@@ -115,22 +62,16 @@ std::uint8_t to_byte(float v) {
 }  // namespace
 
 RgbImage load_rgb_image(const std::string& path) {
-  const std::string bytes = read_text_file(path);  // names the file on failure
-  if (bytes.empty()) throw Error(path + ": file is empty");
+  const std::vector<std::uint8_t> bytes = read_image_file(path);  // names the file on failure
   if (bytes.size() >= 2 && bytes[0] == 'P' && (bytes[1] == 'f' || bytes[1] == 'F'))
     throw Error(path + ": PFM holds floating-point samples; a histogram needs an 8-bit image");
-  if (bytes.size() > static_cast<std::size_t>(INT_MAX))
-    throw Error(path + ": file too large to decode");
-  const auto* data = reinterpret_cast<const stbi_uc*>(bytes.data());
-  const int len = static_cast<int>(bytes.size());
-  int w = 0, h = 0, channels = 0;
-  if (!stbi_info_from_memory(data, len, &w, &h, &channels))
-    throw Error(path + ": not a readable image (" + stbi_failure_reason() + ")");
-  check_dimensions(path, w, h);
-  check_complete(path, bytes, w, h);
+  // The same checks as the convolution's loader: sizes, truncation, and the
+  // inputs stb_image would mishandle.
+  auto [w, h, channels] = check_image_bytes(path, bytes);
   std::unique_ptr<stbi_uc, void (*)(void*)> pixels(
-      stbi_load_from_memory(data, len, &w, &h, &channels, 3), stbi_image_free);
-  if (!pixels) throw Error(path + ": cannot decode (" + stbi_failure_reason() + ")");
+      stbi_load_from_memory(bytes.data(), static_cast<int>(bytes.size()), &w, &h, &channels, 3),
+      stbi_image_free);
+  if (!pixels) throw Error(path + ": cannot decode (" + decoder_complaint() + ")");
   RgbImage image;
   image.width = w;
   image.height = h;

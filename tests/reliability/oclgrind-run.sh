@@ -13,7 +13,7 @@
 #  --preload LIB  the build's liboclgrind_host_writes.so, put in front of
 #                 Oclgrind's runtime: Oclgrind 21.10 loses track of buffer
 #                 bytes the host initialized with a fill or a rectangular write.
-#  -cl-opt-disable  (OCLGRIND_BUILD_OPTIONS) Oclgrind checks LLVM IR; at -O0
+#  --build-options -cl-opt-disable  Oclgrind checks LLVM IR; at -O0
 #                 it mirrors the kernel's own loads and stores, while the
 #                 optimizer may split a float4 store into a store of `undef`
 #                 and four lane stores, which reads as an uninitialized write.
