@@ -29,15 +29,6 @@ using namespace conv;
 
 namespace {
 
-std::vector<std::string> split(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream s(text);
-  std::string item;
-  while (std::getline(s, item, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
 // "600x400" is shorthand for "synthetic:600x400", as in sweep.
 std::string image_spec(const std::string& item) {
   if (item.find(':') == std::string::npos && item.find_first_of("xX") != std::string::npos &&
@@ -99,13 +90,13 @@ int main(int argc, char** argv) {
 
     const Border border = parse_border(border_text);
     std::vector<Filter> filters;
-    for (const auto& f : split(filters_text)) filters.push_back(parse_filter_spec(f));
-    const auto image_items = split(images_text);
+    for (const auto& f : split_list(filters_text)) filters.push_back(parse_filter_spec(f));
+    const auto image_items = split_list(images_text);
     if (image_items.empty() || filters.empty()) throw UsageError("--images and --filters need one item each");
 
     cv::ocl::setUseOpenCL(false);  // cv::Mat already runs on the CPU; make sure of it
     std::vector<int> thread_counts;
-    for (const auto& t : split(threads_text)) thread_counts.push_back(parse_positive_int(t, "--threads", 1024));
+    for (const auto& t : split_list(threads_text)) thread_counts.push_back(parse_positive_int(t, "--threads", 1024));
     if (thread_counts.empty())
       thread_counts.push_back(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
 

@@ -18,19 +18,10 @@ using namespace conv;
 
 namespace {
 
-std::vector<std::string> split(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream s(text);
-  std::string item;
-  while (std::getline(s, item, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
 // "box:1..32" -> box:1, box:2, ..., box:32 (also "random:3..9:7" keeps ":7").
 std::vector<std::string> expand_filters(const std::string& text) {
   std::vector<std::string> out;
-  for (const auto& spec : split(text)) {
+  for (const auto& spec : split_list(text)) {
     auto dots = spec.find("..");
     auto colon = spec.find(':');
     if (dots == std::string::npos || colon == std::string::npos || dots < colon) {
@@ -105,17 +96,17 @@ int main(int argc, char** argv) {
     if (steps_text.empty())
       steps = all_steps();
     else
-      for (const auto& s : split(steps_text)) steps.push_back(find_step(s));
+      for (const auto& s : split_list(steps_text)) steps.push_back(find_step(s));
     std::vector<std::pair<int, int>> wgs;
-    for (const auto& w : split(wgs_text)) wgs.push_back(parse_size(w, "--wgs", 1 << 14));
+    for (const auto& w : split_list(wgs_text)) wgs.push_back(parse_size(w, "--wgs", 1 << 14));
     const auto filter_specs = expand_filters(filters_text);
     std::vector<Filter> filters;
     for (const auto& f : filter_specs) filters.push_back(parse_filter_spec(f));
     const Border border = parse_border(border_text);
-    const auto image_items = split(images_text);
+    const auto image_items = split_list(images_text);
     for (auto& step : steps)
       if (variants_text != "default" && variants_text != "all")
-        for (const auto& v : split(variants_text)) {
+        for (const auto& v : split_list(variants_text)) {
           RunOptions probe;
           probe.variant = v;
           step->variant(probe);  // unknown variant: usage error now, not later
@@ -125,7 +116,7 @@ int main(int argc, char** argv) {
       const auto eq = text.find('=');
       if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
         throw UsageError("--set: expected NAME=V1,V2, got '" + text + "'");
-      sets.push_back({text.substr(0, eq), split(text.substr(eq + 1))});
+      sets.push_back({text.substr(0, eq), split_list(text.substr(eq + 1))});
     }
     // Every combination of the --set values that this step has a setting for.
     auto settings_for = [&](const Step& step) {
@@ -216,7 +207,7 @@ int main(int argc, char** argv) {
             if (variants_text == "default")
               variants.resize(1);
             else if (variants_text != "all")
-              variants = split(variants_text);
+              variants = split_list(variants_text);
             double first_ms = 0;
             for (const auto& variant : variants)
             for (const auto& combo : settings_for(*step)) {

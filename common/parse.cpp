@@ -3,10 +3,20 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <sstream>
 
 #include "common/errors.hpp"
 
 namespace conv {
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream s(text);
+  std::string item;
+  while (std::getline(s, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
 
 int parse_positive_int(const std::string& text, const std::string& what, int max) {
   if (text.empty() || text.size() > 12)

@@ -2,6 +2,7 @@
 // a message that names the option and the offending text.
 #pragma once
 #include <string>
+#include <vector>
 #include <utility>
 
 namespace conv {
@@ -9,6 +10,9 @@ namespace conv {
 // "640x480" -> {640, 480}; both parts positive integers no larger than max.
 std::pair<int, int> parse_size(const std::string& text, const std::string& what,
                                int max = 1 << 16);
+
+// "a,b,,c" -> {"a", "b", "c"}: a comma-separated list, empty items dropped.
+std::vector<std::string> split_list(const std::string& text);
 
 // A whole positive decimal integer no larger than max.
 int parse_positive_int(const std::string& text, const std::string& what, int max);

@@ -15,8 +15,6 @@ if(BUILD_TESTING)
   include(Catch)
   add_executable(step6_extras_tests ${PROJECT_SOURCE_DIR}/tests/step6_extras.cpp)
   target_link_libraries(step6_extras_tests PRIVATE step6_extras clconv_test_support Catch2::Catch2)
-  target_compile_definitions(step6_extras_tests PRIVATE
-    CLCONV_BIN_DIR="${CMAKE_RUNTIME_OUTPUT_DIRECTORY}")
   add_dependencies(step6_extras_tests step6-bank step6-volume)
   catch_discover_tests(step6_extras_tests PROPERTIES LABELS "conformance-step6-multioutput-extras" TIMEOUT 600)
 endif()

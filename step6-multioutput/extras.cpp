@@ -23,14 +23,12 @@ bool valid_bank_size(int bank) {
 
 std::vector<int> parse_bank_list(const std::string& text) {
   std::vector<int> banks;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t comma = std::min(text.find(',', start), text.size());
-    const int bank = parse_positive_int(text.substr(start, comma - start), "--bank", 16);
+  for (const auto& item : split_list(text)) {
+    const int bank = parse_positive_int(item, "--bank", 16);
     if (!valid_bank_size(bank)) throw UsageError("--bank: 1, 2, 4, 8 or 16, not " + std::to_string(bank));
     banks.push_back(bank);
-    start = comma + 1;
   }
+  if (banks.empty()) throw UsageError("--bank: no bank size given");
   return banks;
 }
 

@@ -16,17 +16,6 @@ using namespace conv;
 
 namespace {
 
-std::vector<std::string> split(const std::string& text) {
-  std::vector<std::string> parts;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t comma = std::min(text.find(',', start), text.size());
-    parts.push_back(text.substr(start, comma - start));
-    start = comma + 1;
-  }
-  return parts;
-}
-
 // "256" or "256x128x64".
 std::array<int, 3> parse_volume_size(const std::string& text) {
   if (text.find('x') == std::string::npos) {
@@ -71,7 +60,7 @@ int main(int argc, char** argv) {
     const auto size = parse_volume_size(size_text);
     const auto work_group = parse_volume_size(wg);
     const std::vector<int> banks = parse_bank_list(o.banks);
-    const std::vector<std::string> variants = split(variants_text);
+    const std::vector<std::string> variants = split_list(variants_text);
     for (const auto& v : variants)
       if (v != "naive" && v != "blocked") throw UsageError("--variant: naive or blocked, not '" + v + "'");
     const Volume volume = synthetic_volume(size[0], size[1], size[2], seed);

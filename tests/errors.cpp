@@ -3,9 +3,6 @@
 // reference; --help tells the truth; nothing half-written is left behind.
 #include <catch2/catch.hpp>
 
-#include <fcntl.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
@@ -19,50 +16,17 @@
 #include "common/registry.hpp"
 #include "tests/encode.hpp"
 #include "tests/files.hpp"
+#include "tests/process.hpp"
 
 using namespace conv;
 using Catch::Matchers::Contains;
 
 namespace {
 
-struct Outcome {
-  int status = -1;        // exit status, or -1 when killed by a signal
-  int signal = 0;
-  std::string out, err;
-  int err_lines() const { return static_cast<int>(std::count(err.begin(), err.end(), '\n')); }
-};
-
-std::string slurp(const std::string& path) {
-  auto bytes = conv::test::read_bytes(path);
-  return std::string(bytes.begin(), bytes.end());
-}
+using test::Outcome;
 
 Outcome run(const std::string& program, std::vector<std::string> args) {
-  const std::string exe = std::string(CLCONV_BIN_DIR) + "/" + program;
-  const std::string out = conv::test::scratch_dir() + "/stdout", err = conv::test::scratch_dir() + "/stderr";
-  pid_t pid = fork();
-  if (pid == 0) {
-    int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    int in = open("/dev/null", O_RDONLY);
-    dup2(o, 1);
-    dup2(e, 2);
-    dup2(in, 0);
-    std::vector<char*> argv;
-    argv.push_back(const_cast<char*>(exe.c_str()));
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    execv(exe.c_str(), argv.data());
-    _exit(127);
-  }
-  int wstatus = 0;
-  waitpid(pid, &wstatus, 0);
-  Outcome r;
-  if (WIFEXITED(wstatus)) r.status = WEXITSTATUS(wstatus);
-  if (WIFSIGNALED(wstatus)) r.signal = WTERMSIG(wstatus);
-  r.out = slurp(out);
-  r.err = slurp(err);
-  return r;
+  return test::run_program(program, args);
 }
 
 std::vector<std::string> step_programs() {

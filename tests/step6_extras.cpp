@@ -4,17 +4,13 @@
 #define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
-#include <sys/wait.h>
-
-#include <cstdlib>
-#include <fstream>
 #include <random>
-#include <sstream>
+#include <tuple>
 
 #include "common/border.hpp"
 #include "common/errors.hpp"
 #include "step6-multioutput/extras.hpp"
-#include "tests/files.hpp"
+#include "tests/process.hpp"
 #include "tests/support.hpp"
 
 using namespace conv;
@@ -126,53 +122,30 @@ TEST_CASE("step6 volume: a volume smaller than the filter, a bad variant or bank
                     Catch::Matchers::Contains("limit"));
 }
 
-namespace {
-
-struct Result {
-  int status = -1;
-  std::string out, err;
-};
-
-// Runs one of the executables with its output in the test's scratch folder.
-Result run_program(const std::string& program, const std::string& args) {
-  const std::string dir = test::scratch_dir();
-  const std::string cmd = std::string(CLCONV_BIN_DIR) + "/" + program + " " + args + " >" + dir +
-                          "/out 2>" + dir + "/err </dev/null";
-  const int raw = std::system(cmd.c_str());
-  Result r;
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  auto slurp = [](const std::string& path) {
-    std::ifstream f(path);
-    std::stringstream s;
-    s << f.rdbuf();
-    return s.str();
-  };
-  r.out = slurp(dir + "/out");
-  r.err = slurp(dir + "/err");
-  return r;
-}
-
-}  // namespace
 
 TEST_CASE("step6-bank and step6-volume: --verify passes, bad options are one line", "[step6-bank][step6-volume][cli]") {
-  Result r = run_program("step6-bank", "--image synthetic:45x31 --filter-width 5 --bank 1,4 --reps 2 --verify --csv --no-limits");
+  test::Outcome r = test::run_program("step6-bank", {"--image", "synthetic:45x31", "--filter-width", "5",
+                                                    "--bank", "1,4", "--reps", "2", "--verify", "--csv",
+                                                    "--no-limits"});
   INFO(r.err);
   CHECK(r.status == 0);
   CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 5);  // header, separate and fused per bank
   CHECK(r.out.find("fused bank=4") != std::string::npos);
 
-  r = run_program("step6-volume", "--size 21x15x10 --filter-width 3 --bank 2 --reps 2 --verify --no-limits");
+  r = test::run_program("step6-volume", {"--size", "21x15x10", "--filter-width", "3", "--bank", "2",
+                                         "--reps", "2", "--verify", "--no-limits"});
   INFO(r.err);
   CHECK(r.status == 0);
   CHECK(r.out.find("- OK") != std::string::npos);
 
-  for (const auto& [program, args] : {std::pair<std::string, std::string>{"step6-bank", "--bank 3"},
-                                      {"step6-volume", "--bank 5"},
-                                      {"step6-volume", "--size 0"},
-                                      {"step6-volume", "--variant tiled"}}) {
-    r = run_program(program, args);
-    INFO(program << " " << args << ": " << r.err);
+  for (const auto& [program, option, value] :
+       {std::tuple<std::string, std::string, std::string>{"step6-bank", "--bank", "3"},
+        {"step6-volume", "--bank", "5"},
+        {"step6-volume", "--size", "0"},
+        {"step6-volume", "--variant", "tiled"}}) {
+    r = test::run_program(program, {option, value});
+    INFO(program << " " << option << " " << value << ": " << r.err);
     CHECK(r.status == 2);
-    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK(r.err_lines() == 1);
   }
 }

@@ -3,6 +3,9 @@
 // failures print (CLCONV_TEST_SEED replays one), scratch files, and running
 // build/bin/histogram as a subprocess.
 #pragma once
+#include "tests/files.hpp"
+#include "tests/process.hpp"
+#include "tests/support.hpp"
 #include <cstdint>
 #include <random>
 #include <string>
@@ -18,23 +21,20 @@ Cl& cl();
 const DeviceFacts& facts();
 Programs& programs();  // no disk cache: the tests leave the user's cache alone
 
-std::uint32_t run_seed();
-std::string seed_note();  // "seed 1234 (rerun with CLCONV_TEST_SEED=1234)"
+// The seed and the scratch folder are the other tests' (tests/support.hpp,
+// tests/files.hpp), and so is the subprocess runner (tests/process.hpp).
+using conv::test::run_seed;
+using conv::test::scratch_dir;
+using conv::test::seed_note;
+using conv::test::write_scratch;
+using conv::test::Env;
+using conv::test::Outcome;
 
 RgbImage random_image(int width, int height, std::mt19937& rng);
 
-// A fresh folder per process, removed at exit.
-std::string scratch_dir();
-std::string write_scratch(const std::string& name, const std::string& bytes);
 std::string read_file(const std::string& path);
 
-struct Outcome {
-  int status = -1;  // exit status, or -1 when killed by a signal
-  std::string out, err;
-  int err_lines() const;
-};
 // Runs build/bin/histogram with `args`, and `env` set in its environment only.
-Outcome run_histogram(const std::vector<std::string>& args,
-                      const std::vector<std::pair<std::string, std::string>>& env = {});
+Outcome run_histogram(const std::vector<std::string>& args, const Env& env = {});
 
 }  // namespace conv::histogram::test

@@ -1,27 +1,12 @@
-// Running the executables as a user meets them, for the hostile-input tests:
-// extra environment variables, a time limit, and the checks every refused
-// input must pass (one line, an exit status, no signal, nothing written).
+// The checks every refused hostile input must pass (one line, an exit
+// status, no signal, nothing written); running them is tests/process.hpp.
 #pragma once
 #include <string>
-#include <utility>
 #include <vector>
 
+#include "tests/process.hpp"
+
 namespace conv::test {
-
-struct Outcome {
-  int status = -1;  // exit status, or -1 when the program did not exit
-  int signal = 0;   // the signal that ended it, if any
-  bool timed_out = false;
-  std::string out, err;
-  int err_lines() const;
-};
-
-using Env = std::vector<std::pair<std::string, std::string>>;
-
-// Runs build/bin/<program> with stdin from /dev/null; kills it after
-// `timeout_s` seconds (a hang is a failure too).
-Outcome run_program(const std::string& program, const std::vector<std::string>& args,
-                    const Env& env = {}, int timeout_s = 120);
 
 // Every registered step's executable.
 std::vector<std::string> step_programs();

@@ -1,0 +1,27 @@
+// Running the project's executables as a user meets them: stdin from
+// /dev/null, stdout and stderr captured, extra environment variables, and a
+// time limit (a hang is a failure too). The environment is prepared before
+// fork(), since the child of a threaded process (PoCL starts threads) may
+// only call async-signal-safe functions.
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace conv::test {
+
+struct Outcome {
+  int status = -1;  // exit status, or -1 when the program did not exit
+  int signal = 0;   // the signal that ended it, if any
+  bool timed_out = false;
+  std::string out, err;
+  int err_lines() const;
+};
+
+using Env = std::vector<std::pair<std::string, std::string>>;
+
+// Runs build/bin/<program> (CLCONV_BIN_DIR); kills it after `timeout_s`.
+Outcome run_program(const std::string& program, const std::vector<std::string>& args,
+                    const Env& env = {}, int timeout_s = 120);
+
+}  // namespace conv::test
