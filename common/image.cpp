@@ -128,9 +128,18 @@ bool looks_like_tga(const std::vector<std::uint8_t>& hdr, int w, int h) {
 // stb_image 2.27 writes past its Huffman tables when one DHT table claims
 // more than 256 codes, so every DHT segment of a JPEG is checked first:
 // the markers are walked (entropy-coded data skipped) up to the end.
+// Where a JPEG's markers start (just after its start-of-image marker, which
+// stb_image accepts after any number of 0xFF fill bytes), or 0 when `b` is
+// not a JPEG.
+std::size_t jpeg_body(const std::vector<std::uint8_t>& b) {
+  std::size_t p = 0;
+  while (p < b.size() && b[p] == 0xFF) ++p;
+  return p > 0 && p < b.size() && b[p] == 0xD8 ? p + 1 : 0;
+}
+
 void check_jpeg_huffman(const std::string& name, const std::vector<std::uint8_t>& b) {
-  if (b.size() < 2 || b[0] != 0xFF || b[1] != 0xD8) return;
-  std::size_t pos = 2;
+  std::size_t pos = jpeg_body(b);
+  if (pos == 0) return;
   while (pos + 1 < b.size()) {
     if (b[pos] != 0xFF) {  // entropy-coded data between markers
       ++pos;
@@ -144,11 +153,14 @@ void check_jpeg_huffman(const std::string& name, const std::vector<std::uint8_t>
     if (marker == 0xD9 || pos + 4 > b.size()) return;  // end of image, or of the file
     const std::size_t length = static_cast<std::size_t>(b[pos + 2]) << 8 | b[pos + 3];
     if (marker == 0xC4) {  // DHT: tables of (class/id, 16 counts, the values)
+      // As stb_image reads it: a table starts wherever the segment has a
+      // byte left, and bytes past the end of the file read as zeros.
+      auto byte = [&](std::size_t i) { return i < b.size() ? b[i] : std::uint8_t{0}; };
       std::size_t t = pos + 4;
-      const std::size_t end = std::min(b.size(), pos + 2 + length);
-      while (t + 17 <= end) {
+      const std::size_t end = pos + 2 + length;
+      while (t < end && t < b.size()) {
         std::size_t codes = 0;
-        for (int i = 1; i <= 16; ++i) codes += b[t + i];
+        for (int i = 1; i <= 16; ++i) codes += byte(t + i);
         if (codes > 256)
           throw Error(name + ": corrupt JPEG (a Huffman table claims " + std::to_string(codes) +
                       " codes, at most 256)");
@@ -168,7 +180,7 @@ void check_not_truncated(const std::string& name, const std::vector<std::uint8_t
     return static_cast<std::uint32_t>(b[i] | (b[i + 1] << 8) | (b[i + 2] << 16)) |
            (static_cast<std::uint32_t>(b[i + 3]) << 24);
   };
-  if (b.size() >= 2 && b[0] == 0xFF && b[1] == 0xD8) {  // JPEG: must end with EOI
+  if (jpeg_body(b) > 0) {  // JPEG: must end with EOI
     std::size_t end = b.size();
     while (end > 2 && b[end - 1] == 0) --end;  // tolerate zero padding after EOI
     if (end < 4 || b[end - 2] != 0xFF || b[end - 1] != 0xD9)
