@@ -33,23 +33,6 @@ std::string lower_extension(const std::string& path) {
   return ext;
 }
 
-std::vector<std::uint8_t> read_binary_file(const std::string& path) {
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) throw Error(path + ": is a directory, not an image file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path + ": cannot open: " + std::strerror(errno));
-  in.seekg(0, std::ios::end);
-  std::streamoff size = in.tellg();
-  if (size < 0) throw Error(path + ": cannot read");
-  if (size == 0) throw Error(path + ": file is empty");
-  if (size > (std::streamoff{1} << 32)) throw Error(path + ": file is larger than 4 GiB");
-  in.seekg(0);
-  std::vector<std::uint8_t> bytes(static_cast<std::size_t>(size));
-  in.read(reinterpret_cast<char*>(bytes.data()), size);
-  if (!in) throw Error(path + ": read failed");
-  return bytes;
-}
-
 void check_dimensions(const std::string& name, std::int64_t w, std::int64_t h) {
   if (w <= 0 || h <= 0)
     throw Error(name + ": image has no pixels (" + std::to_string(w) + "x" + std::to_string(h) +
@@ -94,8 +77,8 @@ void check_pnm_header(const std::string& name, const std::vector<std::uint8_t>& 
 
 // The bytes a TGA raster needs, walked packet by packet when run-length
 // coded; false when the file ends first. stb_image reads zeros past the end.
-// `h` is the header (at least 18 bytes, zero-padded as stb_image reads it),
-// `size` the file's real length.
+// `hdr` is the header (18 bytes, zero-padded as stb_image reads it), `b`
+// the whole file.
 bool tga_complete(const std::vector<std::uint8_t>& hdr, const std::vector<std::uint8_t>& b, int w,
                   int h) {
   const bool indexed = hdr[1] == 1;
@@ -125,9 +108,6 @@ bool looks_like_tga(const std::vector<std::uint8_t>& hdr, int w, int h) {
   return type >= 1 && type <= 3 && (hdr[12] | hdr[13] << 8) == w && (hdr[14] | hdr[15] << 8) == h;
 }
 
-// stb_image 2.27 writes past its Huffman tables when one DHT table claims
-// more than 256 codes, so every DHT segment of a JPEG is checked first:
-// the markers are walked (entropy-coded data skipped) up to the end.
 // Where a JPEG's markers start (just after its start-of-image marker, which
 // stb_image accepts after any number of 0xFF fill bytes), or 0 when `b` is
 // not a JPEG.
@@ -137,6 +117,9 @@ std::size_t jpeg_body(const std::vector<std::uint8_t>& b) {
   return p > 0 && p < b.size() && b[p] == 0xD8 ? p + 1 : 0;
 }
 
+// stb_image 2.27 writes past its Huffman tables when one DHT table claims
+// more than 256 codes, so every DHT segment of a JPEG is checked first:
+// the markers are walked (entropy-coded data skipped) up to the end.
 void check_jpeg_huffman(const std::string& name, const std::vector<std::uint8_t>& b) {
   std::size_t pos = jpeg_body(b);
   if (pos == 0) return;
@@ -237,7 +220,22 @@ Image to_gray(const T* data, int w, int h, int channels, float max_value) {
 
 }  // namespace
 
-std::vector<std::uint8_t> read_image_file(const std::string& path) { return read_binary_file(path); }
+std::vector<std::uint8_t> read_image_file(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw Error(path + ": is a directory, not an image file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(path + ": cannot open: " + std::strerror(errno));
+  in.seekg(0, std::ios::end);
+  std::streamoff size = in.tellg();
+  if (size < 0) throw Error(path + ": cannot read");
+  if (size == 0) throw Error(path + ": file is empty");
+  if (size > (std::streamoff{1} << 32)) throw Error(path + ": file is larger than 4 GiB");
+  in.seekg(0);
+  std::vector<std::uint8_t> bytes(static_cast<std::size_t>(size));
+  in.read(reinterpret_cast<char*>(bytes.data()), size);
+  if (!in) throw Error(path + ": read failed");
+  return bytes;
+}
 
 std::string decoder_complaint() {
   std::string text = stbi_failure_reason() ? stbi_failure_reason() : "unknown reason";
@@ -330,7 +328,7 @@ std::vector<std::uint8_t> encode_pfm(const Image& image) {
 }
 
 Image load_image(const std::string& path) {
-  std::vector<std::uint8_t> bytes = read_binary_file(path);
+  std::vector<std::uint8_t> bytes = read_image_file(path);
   if (bytes.size() >= 2 && bytes[0] == 'P' && (bytes[1] == 'f' || bytes[1] == 'F'))
     return decode_pfm(bytes, path);
   auto [w, h, channels] = check_image_bytes(path, bytes);

@@ -98,20 +98,28 @@ cl::Kernel make_kernel(const cl::Program& program, const std::string& name,
   }
 }
 
-void check_work_group_shape(DeviceContext& device, int wg_x, int wg_y) {
+void check_work_group_shape(DeviceContext& device, int wg_x, int wg_y, int wg_z) {
   const auto& f = device.facts();
-  const std::string shape = std::to_string(wg_x) + "x" + std::to_string(wg_y);
-  const std::size_t items = static_cast<std::size_t>(wg_x) * wg_y;
+  const bool three_d = wg_z != 1;
+  const std::string shape = std::to_string(wg_x) + "x" + std::to_string(wg_y) +
+                            (three_d ? "x" + std::to_string(wg_z) : "");
+  const std::size_t items = static_cast<std::size_t>(wg_x) * wg_y * wg_z;
   if (items > f.max_work_group)
     throw Error("work-group " + shape + " = " + std::to_string(items) + " work-items is over " +
                 f.name + "'s limit of " + std::to_string(f.max_work_group) +
                 " (CL_DEVICE_MAX_WORK_GROUP_SIZE)");
-  if (f.max_work_item_sizes.size() >= 2 &&
-      (static_cast<std::size_t>(wg_x) > f.max_work_item_sizes[0] ||
-       static_cast<std::size_t>(wg_y) > f.max_work_item_sizes[1]))
-    throw Error("work-group " + shape + " is over " + f.name + "'s per-dimension limits " +
-                std::to_string(f.max_work_item_sizes[0]) + "x" +
-                std::to_string(f.max_work_item_sizes[1]) + " (CL_DEVICE_MAX_WORK_ITEM_SIZES)");
+  const std::size_t dims = three_d ? 3 : 2;
+  const int asked[3] = {wg_x, wg_y, wg_z};
+  if (f.max_work_item_sizes.size() < dims) return;
+  std::string limits;
+  bool over = false;
+  for (std::size_t d = 0; d < dims; ++d) {
+    over = over || static_cast<std::size_t>(asked[d]) > f.max_work_item_sizes[d];
+    limits += (d ? "x" : "") + std::to_string(f.max_work_item_sizes[d]);
+  }
+  if (over)
+    throw Error("work-group " + shape + " is over " + f.name + "'s per-dimension limits " + limits +
+                " (CL_DEVICE_MAX_WORK_ITEM_SIZES)");
 }
 
 void check_work_group(DeviceContext& device, const cl::Kernel& kernel, int wg_x, int wg_y) {

@@ -113,9 +113,9 @@ class BufferLaunch : public Launch {
   int out_width = 0, out_height = 0;
 };
 
-// Throws Error naming the limit when a work-group of wg_x x wg_y is over the
-// device's limits (total and per dimension), whatever the kernel.
-void check_work_group_shape(DeviceContext& device, int wg_x, int wg_y);
+// Throws Error naming the limit when a work-group of wg_x x wg_y (x wg_z) is
+// over the device's limits (total and per dimension), whatever the kernel.
+void check_work_group_shape(DeviceContext& device, int wg_x, int wg_y, int wg_z = 1);
 
 // As check_work_group_shape, and also against `kernel`'s own limit.
 void check_work_group(DeviceContext& device, const cl::Kernel& kernel, int wg_x, int wg_y);

@@ -1,7 +1,7 @@
 # Step 6's filter bank and 3D volume (docs/step6-multioutput.md): a library
 # with both kernels embedded, two executables, and their tests.
 add_library(step6_extras STATIC ${CMAKE_CURRENT_LIST_DIR}/extras.cpp)
-target_link_libraries(step6_extras PUBLIC clconv_common)
+target_link_libraries(step6_extras PUBLIC step6_multioutput_lib clconv_common)
 clconv_embed(step6_extras step6_bank_kernel ${CMAKE_CURRENT_LIST_DIR}/bank.cl)
 clconv_embed(step6_extras step6_volume_kernel ${CMAKE_CURRENT_LIST_DIR}/volume.cl)
 

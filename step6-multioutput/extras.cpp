@@ -10,6 +10,7 @@
 #include "common/errors.hpp"
 #include "common/parse.hpp"
 #include "common/step.hpp"
+#include "step6-multioutput/tuning.hpp"
 
 namespace conv {
 namespace embedded {
@@ -120,8 +121,7 @@ BankLaunch prepare_bank(DeviceContext& device, const Image& padded, const std::v
   const std::string options = "-D FILTER_WIDTH=" + std::to_string(F) + " -D ALIGNED_PITCH" +
                               " -D BLOCK_X=" + std::to_string(bx) + " -D BLOCK_Y=" +
                               std::to_string(by) + " -D BANK=" + std::to_string(bank) +
-                              // step 6's rule for unrolling the tile-row loop (launcher.cpp)
-                              (F <= (device.facts().is_gpu ? 7 : 3) ? " -D UNROLL_ROWS" : "");
+                              (step6_unroll_rows_by_default(device.facts(), F) ? " -D UNROLL_ROWS" : "");
   cl::Program program = device.program(embedded::step6_bank_kernel, options, "step6-multioutput/bank.cl");
   launch.kernel = make_kernel(program, "convolve", "step6-multioutput/bank.cl");
   launch.set_standard_args(problem);
@@ -277,6 +277,7 @@ VolumeRun run_volume(DeviceContext& device, const Volume& volume,
                      "x" + std::to_string(volume.depth) + ") is smaller than the filter (" +
                      std::to_string(F) + " on a side)");
 
+  check_work_group_shape(device, wg_x, wg_y, wg_z);
   // Whole blocks along x stay inside both buffers (volume.cl).
   const int step_x = blocked ? block_x : 1;
   const std::size_t out_pitch = round_up(run.out_width, step_x);
@@ -318,26 +319,15 @@ VolumeRun run_volume(DeviceContext& device, const Volume& volume,
   for (std::size_t v : {in_pitch, in_slice, out_pitch, out_slice}) kernel.setArg(arg++, static_cast<int>(v));
   for (int v : {run.out_width, run.out_height, run.out_depth}) kernel.setArg(arg++, v);
 
-  const auto& f = device.facts();
   const std::size_t items = static_cast<std::size_t>(wg_x) * wg_y * wg_z;
-  const std::string shape = std::to_string(wg_x) + "x" + std::to_string(wg_y) + "x" + std::to_string(wg_z);
-  if (items > f.max_work_group)
-    throw Error("work-group " + shape + " = " + std::to_string(items) + " work-items is over " + f.name +
-                "'s limit of " + std::to_string(f.max_work_group) + " (CL_DEVICE_MAX_WORK_GROUP_SIZE)");
-  const int dims[3] = {wg_x, wg_y, wg_z};
-  for (std::size_t d = 0; d < 3 && d < f.max_work_item_sizes.size(); ++d)
-    if (static_cast<std::size_t>(dims[d]) > f.max_work_item_sizes[d])
-      throw Error("work-group " + shape + " is over " + f.name + "'s limit of " +
-                  std::to_string(f.max_work_item_sizes[d]) + " in dimension " + std::to_string(d) +
-                  " (CL_DEVICE_MAX_WORK_ITEM_SIZES)");
   const std::size_t kernel_max = kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device.device());
   if (items > kernel_max)
     throw Error("work-group of " + std::to_string(items) + " work-items is over this kernel's limit of " +
-                std::to_string(kernel_max) + " on " + f.name + " (CL_KERNEL_WORK_GROUP_SIZE)");
+                std::to_string(kernel_max) + " on " + device.facts().name + " (CL_KERNEL_WORK_GROUP_SIZE)");
   const cl::NDRange global(round_up(out_pitch / step_x, wg_x), round_up(run.out_height, wg_y),
                            round_up(run.out_depth, wg_z));
   const cl::NDRange local(wg_x, wg_y, wg_z);
-  run.work_group = shape;
+  run.work_group = std::to_string(wg_x) + "x" + std::to_string(wg_y) + "x" + std::to_string(wg_z);
   auto enqueue = [&] {
     cl::Event event;
     queue.enqueueNDRangeKernel(kernel, cl::NullRange, global, local, nullptr, &event);

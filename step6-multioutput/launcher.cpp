@@ -5,10 +5,15 @@
 #include "common/errors.hpp"
 #include "common/parse.hpp"
 #include "common/step.hpp"
+#include "step6-multioutput/tuning.hpp"
 
 namespace conv {
 namespace embedded {
 extern const char* const step6_multioutput_kernel;
+}
+
+bool step6_unroll_rows_by_default(const DeviceFacts& facts, int filter_width) {
+  return filter_width <= (facts.is_gpu ? 7 : 3);
 }
 
 namespace {
@@ -75,11 +80,11 @@ class MultiOutputStep : public Step {
   }
 
  private:
-  // --unroll, or: on for F <= 7 on a GPU, F <= 3 on a CPU (bench/experiments.sh unroll).
+  // --unroll, or the tuned default.
   bool unroll_rows(DeviceContext& device, const RunOptions& options, int F) const {
     const std::string text = setting(options, "unroll");
     if (text != "auto") return text == "on";
-    return F <= (device.facts().is_gpu ? 7 : 3);
+    return step6_unroll_rows_by_default(device.facts(), F);
   }
 
   // --block, or the first block from the tuned list for this kind of device

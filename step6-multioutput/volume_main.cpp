@@ -16,18 +16,16 @@ using namespace conv;
 
 namespace {
 
-// "256" or "256x128x64".
-std::array<int, 3> parse_volume_size(const std::string& text) {
+// "256" or "256x128x64", for the option `what` (--size, --wg).
+std::array<int, 3> parse_volume_size(const std::string& text, const std::string& what) {
   if (text.find('x') == std::string::npos) {
-    const int n = parse_positive_int(text, "--size", 2048);
+    const int n = parse_positive_int(text, what, 2048);
     return {n, n, n};
   }
-  const auto first = text.find('x');
-  auto [w, h] = parse_size(text.substr(0, text.rfind('x')), "--size", 2048);
-  if (text.find('x', first + 1) == std::string::npos)
-    throw UsageError("--size: expected N or WxHxD, got '" + text + "'");
-  const int d = parse_positive_int(text.substr(text.rfind('x') + 1), "--size", 2048);
-  return {w, h, d};
+  const auto last = text.rfind('x');
+  if (text.find('x') == last) throw UsageError(what + ": expected N or WxHxD, got '" + text + "'");
+  auto [w, h] = parse_size(text.substr(0, last), what, 2048);
+  return {w, h, parse_positive_int(text.substr(last + 1), what, 2048)};
 }
 
 }  // namespace
@@ -57,8 +55,8 @@ int main(int argc, char** argv) {
       print_device_list(std::cout);
       return 0;
     }
-    const auto size = parse_volume_size(size_text);
-    const auto work_group = parse_volume_size(wg);
+    const auto size = parse_volume_size(size_text, "--size");
+    const auto work_group = parse_volume_size(wg, "--wg");
     const std::vector<int> banks = parse_bank_list(o.banks);
     const std::vector<std::string> variants = split_list(variants_text);
     for (const auto& v : variants)
