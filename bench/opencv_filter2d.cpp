@@ -144,15 +144,7 @@ int main(int argc, char** argv) {
           const auto cmp = compare_with_reference(out, reference, filter.width);
           const Stats stats = time_host(call, reps);
 
-          Row row;
-          stamp(row, facts);
-          row.step = "opencv.filter2D";
-          row.variant = variant;
-          row.width = problem.out_width();
-          row.height = problem.out_height();
-          row.filter = filter.name;
-          row.filter_width = filter.width;
-          row.border = border_name(border);
+          Row row = problem_row(facts, "opencv.filter2D", variant, problem);
           fill_metrics(row, stats, static_cast<long long>(problem.padded.pixels.size()));
           const double outputs = static_cast<double>(row.width) * row.height;
           const double flops = 2.0 * filter.width * filter.width * outputs;

@@ -162,16 +162,7 @@ int main(int argc, char** argv) {
         const double flops = 2.0 * filter.width * filter.width * outputs;
         const double bytes = 4.0 * (static_cast<double>(problem.padded.pixels.size()) + outputs);
         auto row_for = [&](const std::string& step, const std::string& variant) {
-          Row row;
-          stamp(row, device.facts());
-          row.step = step;
-          row.variant = variant;
-          row.width = problem.out_width();
-          row.height = problem.out_height();
-          row.filter = filter.name;
-          row.filter_width = filter.width;
-          row.border = border_name(border);
-          return row;
+          return problem_row(device.facts(), step, variant, problem);
         };
         auto finish = [&](Row& row, const Stats& stats, const Image& out, double serial_ms) {
           fill_metrics(row, stats, static_cast<long long>(problem.padded.pixels.size()));

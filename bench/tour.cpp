@@ -63,16 +63,7 @@ int main(int argc, char** argv) {
     const double flops = 2.0 * filter.width * filter.width * outputs;
     const double bytes = 4.0 * (static_cast<double>(problem.padded.pixels.size()) + outputs);
     auto base_row = [&](const std::string& step, const std::string& variant) {
-      Row row;
-      stamp(row, facts);
-      row.step = step;
-      row.variant = variant;
-      row.width = problem.out_width();
-      row.height = problem.out_height();
-      row.filter = filter.name;
-      row.filter_width = filter.width;
-      row.border = border_name(border);
-      return row;
+      return problem_row(facts, step, variant, problem);
     };
     auto finish_row = [&](Row& row, const Stats& stats, const Image& output, double serial_ms,
                           double prev_ms) {

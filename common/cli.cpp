@@ -132,15 +132,7 @@ int step_main(int argc, char** argv, Step& step) {
     DeviceContext device(device_options.choice);
     RunResult result = run_step(step, device, problem, run, reps);
 
-    Row row;
-    stamp(row, device.facts());
-    row.step = step.name();
-    row.variant = step.describe(run);
-    row.width = problem.out_width();
-    row.height = problem.out_height();
-    row.filter = filter.name;
-    row.filter_width = filter.width;
-    row.border = border_name(border);
+    Row row = problem_row(device.facts(), step.name(), step.describe(run), problem);
     row.wg = result.work_group;
     fill_metrics(row, result.stats, static_cast<long long>(problem.padded.pixels.size()));
 

@@ -12,6 +12,20 @@ Problem make_problem(const Image& image, const Filter& filter, Border border) {
   return Problem{pad_image(image, filter.width, border), filter, border};
 }
 
+Row problem_row(const DeviceFacts& facts, const std::string& step, const std::string& variant,
+                const Problem& problem) {
+  Row row;
+  stamp(row, facts);
+  row.step = step;
+  row.variant = variant;
+  row.width = problem.out_width();
+  row.height = problem.out_height();
+  row.filter = problem.filter.name;
+  row.filter_width = problem.filter.width;
+  row.border = border_name(problem.border);
+  return row;
+}
+
 std::string Step::source(const RunOptions& options) const {
   return options.kernel_source.empty() ? embedded_source() : options.kernel_source;
 }

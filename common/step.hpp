@@ -10,6 +10,7 @@
 #include "common/device.hpp"
 #include "common/filter.hpp"
 #include "common/image.hpp"
+#include "common/report.hpp"
 #include "common/timing.hpp"
 
 namespace conv {
@@ -25,6 +26,12 @@ struct Problem {
 };
 
 Problem make_problem(const Image& image, const Filter& filter, Border border);
+
+// A report row for one run on `problem`: device, driver and date stamped,
+// step and variant, the output's size, the filter and the border. The
+// caller fills in the timings.
+Row problem_row(const DeviceFacts& facts, const std::string& step, const std::string& variant,
+                const Problem& problem);
 
 struct RunOptions {
   std::string variant;         // empty: the step's first (default) variant
