@@ -399,6 +399,18 @@ GENERATORS = {"results-devices": devices, "results-time": steps_time, "results-p
 
 # ---- figures ----------------------------------------------------------------
 
+def _format_axes(ax, run, widths, ylabel):
+    """Log-log axes over the filter widths, shared by both results figures."""
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xticks(widths)
+    ax.set_xticklabels([str(w) for w in widths])
+    ax.set_xlabel("filter width F (box)")
+    ax.set_ylabel(ylabel)
+    ax.set_title("{} ({}x{})".format(run.device, *run.size), fontsize=9)
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=3)
+
+
 def figures(plt):
     runs = [_run("pocl"), _run("h100")]
     styles = {s: m for s, m in zip(STEPS, "os^vDP")}
@@ -421,14 +433,7 @@ def figures(plt):
             else:
                 kw = peer_style(run, step, variant)
             ax.plot([p[0] for p in pts], [p[1] for p in pts], markersize=4, **kw)
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
-        ax.set_xticks(widths)
-        ax.set_xticklabels([str(w) for w in widths])
-        ax.set_xlabel("filter width F (box)")
-        ax.set_ylabel("median ms")
-        ax.set_title("{} ({}x{})".format(run.device, *run.size), fontsize=9)
-        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=3)
+        _format_axes(ax, run, widths, "median ms")
     fig.tight_layout()
     fig.savefig(os.path.join(FIGURES, "results-time.svg"), metadata={"Date": None})
     plt.close(fig)
@@ -452,14 +457,7 @@ def figures(plt):
             else:
                 kw = peer_style(run, step, variant)
             ax.plot([p[0] for p in pts], [p[1] for p in pts], markersize=4, **kw)
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
-        ax.set_xticks(widths)
-        ax.set_xticklabels([str(w) for w in widths])
-        ax.set_xlabel("filter width F (box)")
-        ax.set_ylabel("GFLOP/s (2F² per output)")
-        ax.set_title("{} ({}x{})".format(run.device, *run.size), fontsize=9)
-        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=3)
+        _format_axes(ax, run, widths, "GFLOP/s (2F² per output)")
     fig.tight_layout()
     fig.savefig(os.path.join(FIGURES, "results-roofline.svg"), metadata={"Date": None})
     plt.close(fig)
