@@ -1,13 +1,30 @@
 #!/usr/bin/env bash
-# Prints what step N changed in the kernel, against step N-1:
+# Prints what step N changed against step N-1: the kernel, then the launcher
+# (the host half: ranges, build options, buffer layout):
 #   bench/diff-steps.sh 3        # step2-constant -> step3-local
+#   bench/diff-steps.sh 5 -U8    # more context
 # Extra arguments go to diff (for example --color=always, or -U10).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-n="${1:?usage: bench/diff-steps.sh N (2..6)}"
+usage="usage: bench/diff-steps.sh N [diff options]   (N: a step with a step before it)"
+[ $# -ge 1 ] || { echo "$usage" >&2; exit 2; }
+n="$1"
 shift
-new=$(ls -d step"$n"-*/ 2>/dev/null | head -n 1)
-old=$(ls -d step"$((n - 1))"-*/ 2>/dev/null | head -n 1)
-[ -n "$new" ] && [ -n "$old" ] || { echo "diff-steps.sh: no step $n or $((n - 1))" >&2; exit 2; }
-# diff exits 1 when the files differ, which is the point here.
-diff -u "$@" "${old}convolve.cl" "${new}convolve.cl" || [ $? -eq 1 ]
+[[ "$n" =~ ^[0-9]+$ ]] || { echo "diff-steps.sh: '$n' is not a step number; $usage" >&2; exit 2; }
+step_dir() {  # the folder of step $1, or nothing
+  local d
+  for d in step"$1"-*/; do [ -d "$d" ] && { echo "$d"; return 0; }; done
+  return 0
+}
+new=$(step_dir "$n")
+old=$(step_dir "$((n - 1))")
+steps=$(ls -d step[0-9]*-*/ | tr -d / | xargs)
+[ -n "$new" ] || { echo "diff-steps.sh: there is no step $n (steps: $steps)" >&2; exit 2; }
+[ -n "$old" ] || { echo "diff-steps.sh: step $n has no step $((n - 1)) before it (steps: $steps)" >&2; exit 2; }
+status=0
+for file in convolve.cl launcher.cpp; do
+  [ -f "$old$file" ] && [ -f "$new$file" ] || continue
+  # diff exits 1 when the files differ, which is the point here.
+  diff -u "$@" "$old$file" "$new$file" || { rc=$?; [ $rc -eq 1 ] || status=$rc; }
+done
+exit "$status"

@@ -127,31 +127,104 @@ def seed004(tag):
         rows, "bench/experiments.sh seed004 " + tag)
 
 
+# The variant of the step before that a step builds on (Step::builds_on in
+# the launchers; tour.cpp computes "x prev" the same way).
+BUILDS_ON = {"step5-vector": "fixed"}
+
+
+def x_prev(rows):
+    """A step's first variant over the variant of the step before that it
+    builds on; a later variant over its own step's first; recomputed from
+    the medians, so that CSVs written by an older tour read the same."""
+    first, ms, out = {}, {}, []
+    order = []
+    for r in rows:
+        first.setdefault(r["step"], r["variant"])
+        ms[(r["step"], r["variant"])] = float(r["median_ms"])
+        if r["step"] not in order:
+            order.append(r["step"])
+    for r in rows:
+        step, variant = r["step"], r["variant"]
+        i = order.index(step)
+        if i == 0:
+            base = None
+        elif variant != first[step]:
+            base = (step, first[step])
+        else:
+            prev = order[i - 1]
+            base = (prev, BUILDS_ON.get(step, first[prev]))
+        out.append(ms[base] / float(r["median_ms"]) if base in ms else None)
+    return out
+
+
 def tour(tag):
     rows = load("tour-" + tag)
     body = []
-    for r in rows:
+    for r, prev in zip(rows, x_prev(rows)):
         body.append([r["step"], r["variant"], fmt(r["median_ms"]), fmt(r["speedup_serial"]),
-                     fmt(r["speedup_prev"]), fmt(r["gflops"]), fmt(r["gbps"]),
+                     fmt(prev), fmt(r["gflops"]), fmt(r["gbps"]),
                      "{} ({})".format(fmt(r["pct_limit"]), r["limit"]) if r["pct_limit"] else "-"])
     r0 = rows[0]
     return table(["step", "variant", "median ms", "x serial", "x prev", "GFLOP/s", "GB/s", "% of limit"],
                  body) + caption(rows, "build/bin/tour --all-variants --csv") + (
-        "\n{}x{} image, filter {}, border {}, work-group {}, median of {} launches; *x prev*: over the "
-        "previous step (a step's later variants: over its first).\n".format(
+        "\n{}x{} image, filter {}, border {}, work-group {}, median of {} launches; *x prev*: a step's "
+        "first variant over the variant of the step before that it builds on (step 5 over step 4's "
+        "`fixed`), a later variant over its own step's first.\n".format(
             r0["width"], r0["height"], r0["filter"], r0["border"], rows[1]["wg"], rows[1]["reps"]))
 
 
-def kernel_diff(older, newer):
+def kernel_diff(older, newer, name="convolve.cl"):
+    """What `newer` changed in one file (the kernel, or launcher.cpp)."""
     import difflib
-    a_path = os.path.join(ROOT, older, "convolve.cl")
-    b_path = os.path.join(ROOT, newer, "convolve.cl")
+    a_path = os.path.join(ROOT, older, name)
+    b_path = os.path.join(ROOT, newer, name)
     with open(a_path) as f:
         a = f.readlines()
     with open(b_path) as f:
         b = f.readlines()
-    diff = difflib.unified_diff(a, b, older + "/convolve.cl", newer + "/convolve.cl", n=2)
+    diff = difflib.unified_diff(a, b, older + "/" + name, newer + "/" + name, n=2)
     return "```diff\n" + "".join(diff) + "```\n"
+
+
+# ---- figures quoted in the prose ---------------------------------------------
+# <!-- value: speedup tour-pocl step3-local step4-unroll/fixed -->1.33<!-- end value -->
+# is rewritten from the CSV like a generated block, so a figure in a sentence
+# cannot drift from its table. A row is STEP[/VARIANT][@COLUMN=VALUE,...].
+VALUE = re.compile(r"<!-- value: ([^>]*?) -->(.*?)<!-- end value -->")
+
+
+def row_of(csv_name, spec):
+    rows = load(csv_name)
+    step, _, cond = spec.partition("@")
+    step, _, variant = step.partition("/")
+    match = {"step": step}
+    if variant:
+        match["variant"] = variant
+    for kv in filter(None, cond.split(",")):
+        k, _, v = kv.partition("=")
+        match[k] = v
+    found = [r for r in rows if all(r.get(k) == v for k, v in match.items())]
+    if len(found) != 1:
+        raise SystemExit("docs.py: value '{}' matches {} rows of {}.csv, not one".format(spec, len(found), csv_name))
+    return found[0]
+
+
+def value_text(spec):
+    kind, csv_name, *rest = spec.split()
+    if kind == "speedup":  # how many times faster the second row is than the first
+        a, b = (float(row_of(csv_name, r)["median_ms"]) for r in rest[:2])
+        return "{:.2f}".format(a / b)
+    if kind == "percent":  # how much slower (+) or faster (-) the second row is, in %
+        a, b = (float(row_of(csv_name, r)["median_ms"]) for r in rest[:2])
+        return "{:.0f}".format(100 * (b / a - 1))
+    if kind == "column":
+        return fmt(row_of(csv_name, rest[0])[rest[1]])
+    raise SystemExit("docs.py: unknown value kind '{}' (speedup, percent, column)".format(kind))
+
+
+def render_values(text):
+    return VALUE.sub(lambda m: "<!-- value: {} -->{}<!-- end value -->".format(m.group(1), value_text(m.group(1))),
+                     text)
 
 
 GENERATORS = {"diff": kernel_diff, "seed001": seed001, "seed001-wg": seed001_wg, "seed000": seed000, "seed004": seed004,
@@ -226,12 +299,22 @@ def main():
     for page in sorted(glob.glob(os.path.join(ROOT, "docs", "**", "*.md"), recursive=True)):
         with open(page) as f:
             text = f.read()
-        new = BLOCK.sub(lambda m: m.group(1) + render(m.group(2)) + m.group(4), text)
+        new = render_values(BLOCK.sub(lambda m: m.group(1) + render(m.group(2)) + m.group(4), text))
         if new != text:
             stale.append(os.path.relpath(page, ROOT))
             if not check:
                 with open(page, "w") as f:
                     f.write(new)
+    for mod in PLUGINS:  # plain-SVG diagrams: no matplotlib, so checked too
+        for name, svg in (mod.diagrams() if hasattr(mod, "diagrams") else {}).items():
+            path = os.path.join(FIGURES, name)
+            old = open(path).read() if os.path.exists(path) else None
+            if old != svg:
+                stale.append(os.path.relpath(path, ROOT))
+                if not check:
+                    os.makedirs(FIGURES, exist_ok=True)
+                    with open(path, "w") as f:
+                        f.write(svg)
     if check:
         if stale:
             print("docs.py: out of date (run python3 bench/docs.py): " + ", ".join(stale))

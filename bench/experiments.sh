@@ -19,7 +19,8 @@
 #   unroll   step 6 with and without the tile-row loop unrolled, F = 3, 5, 7,
 #            on $BLOCKS_IMAGE (default 8192x8192)
 #   perf     every step at F = 3, 5, 7, 15, 31 on $PERF_IMAGE (default
-#            8192x8192), step 6 with its default block
+#            8192x8192), step 6 with its default block; step 4 also as
+#            "fixed", the variant step 5 builds on
 #   bank     step 6's filter bank: 1, 2, 4, 8, 16 random filters of F = 3 and
 #            7 in one pass against as many separate passes, on $BANK_IMAGE
 #            (default 8192x8192)
@@ -65,7 +66,7 @@ case "$name" in
              --output "$out" "$@" ;;
   unroll)  exec "$sweep" --steps 6 --images "${BLOCKS_IMAGE:-8192x8192}" --filters box:3,box:5,box:7 \
              --wgs 16x16,16x8 --set unroll=on,off --reps 20 --no-check --output "$out" "$@" ;;
-  perf)    exec "$sweep" --steps 1,2,3,4,5,6 --images "${PERF_IMAGE:-8192x8192}" \
+  perf)    exec "$sweep" --steps 1,2,3,4,5,6 --variants default,fixed --images "${PERF_IMAGE:-8192x8192}" \
              --filters box:3,box:5,box:7,box:15,box:31 --reps 20 --no-check --output "$out" "$@" ;;
   *) echo "experiments.sh: unknown experiment '$name'" >&2; exit 2 ;;
 esac

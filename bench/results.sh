@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The same-run comparison behind docs/results.md: the serial baseline and
-# every step (each at its default variant) at F = 3, 5, 7, 15, 31 (box
+# every step (each at its default variant, and step 4's "fixed", which step 5
+# builds on) at F = 3, 5, 7, 15, 31 (box
 # filters), then cv::filter2D on the same images and filters, in one CSV.
 #   bench/results.sh TAG [sweep options]
 # writes docs/results/perf-TAG.csv (or $RESULTS/perf-TAG.csv). TAG names the
@@ -23,7 +24,7 @@ mkdir -p "$results"
 out="$results/perf-$tag.csv"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-"$build/bin/sweep" --images "$image" --filters "$filters" --serial --reps "$reps" \
+"$build/bin/sweep" --variants default,fixed --images "$image" --filters "$filters" --serial --reps "$reps" \
   --output "$tmp/sweep.csv" "$@"
 cp "$tmp/sweep.csv" "$tmp/all.csv"
 if [ -x "$build/bin/opencv-filter2d" ]; then

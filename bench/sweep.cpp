@@ -1,6 +1,7 @@
 // sweep: steps x variants x images x filters x work-groups, one CSV row per
 // run, with the serial baseline and the device's measured limits beside
 // them. Every experiment in docs/ is one sweep command (bench/experiments.sh).
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -10,6 +11,7 @@
 #include "common/errors.hpp"
 #include "common/limits.hpp"
 #include "common/parse.hpp"
+#include "common/program.hpp"
 #include "common/reference.hpp"
 #include "common/registry.hpp"
 #include "common/report.hpp"
@@ -58,13 +60,15 @@ int main(int argc, char** argv) {
         "sweep");
     DeviceOptions device_options;
     std::string steps_text, variants_text = "default", images_text = "2048x2048",
-                filters_text = "motion45", wgs_text = "16x16", border_text = "zero", output;
+                filters_text = "motion45", wgs_text = "16x16", border_text = "zero", output,
+                kernel_file;
     int reps = 10, serial_reps = 3;
     bool serial = false, no_check = false, reprobe = false;
     std::vector<std::string> set_texts;
     app.add_option("--steps", steps_text, "Steps by name or number, comma-separated (default: all)");
     app.add_option("--variants", variants_text,
-                   "default (each step's first), all, or names, comma-separated")
+                   "default (each step's first), all, or names, comma-separated: each step runs "
+                   "the names it has, and default stands for its first (default,fixed)")
         ->capture_default_str();
     app.add_option("--images", images_text,
                    "Images: WxH (synthetic), synthetic:WxH[:SEED] or files, comma-separated")
@@ -85,6 +89,9 @@ int main(int argc, char** argv) {
     app.add_flag("--no-check", no_check, "Skip the comparison with the serial reference");
     app.add_flag("--reprobe", reprobe, "Measure the device limits again");
     app.add_option("--output", output, "Write the CSV here (default: standard output)");
+    app.add_option("--kernel", kernel_file,
+                   "Build this OpenCL file instead of the step's embedded kernel (one step in "
+                   "--steps; rows name the file in their variant)");
     add_device_options(app, device_options);
     if (int rc = parse_command_line(app, argc, argv); rc >= 0) return rc;
     if (device_options.list) {
@@ -97,6 +104,14 @@ int main(int argc, char** argv) {
       steps = all_steps();
     else
       for (const auto& s : split_list(steps_text)) steps.push_back(find_step(s));
+    std::string kernel_source;
+    if (!kernel_file.empty()) {
+      if (steps.size() != 1)
+        throw UsageError("--kernel " + kernel_file + ": name the one step it replaces with --steps N");
+      kernel_source = read_text_file(kernel_file);
+      std::cerr << "sweep: building " << kernel_file << " instead of " << steps.front()->name()
+                << "'s embedded kernel\n";
+    }
     std::vector<std::pair<int, int>> wgs;
     for (const auto& w : split_list(wgs_text)) wgs.push_back(parse_size(w, "--wgs", 1 << 14));
     const auto filter_specs = expand_filters(filters_text);
@@ -104,13 +119,28 @@ int main(int argc, char** argv) {
     for (const auto& f : filter_specs) filters.push_back(parse_filter_spec(f));
     const Border border = parse_border(border_text);
     const auto image_items = split_list(images_text);
-    for (auto& step : steps)
-      if (variants_text != "default" && variants_text != "all")
-        for (const auto& v : split_list(variants_text)) {
-          RunOptions probe;
-          probe.variant = v;
-          step->variant(probe);  // unknown variant: usage error now, not later
+    // The variants of `step` that --variants selects, in the order listed.
+    auto variants_for = [&](const Step& step) {
+      const auto all = step.variants();
+      if (variants_text == "all") return all;
+      std::vector<std::string> chosen;
+      for (const auto& v : split_list(variants_text)) {
+        const std::string name = v == "default" ? all.front() : v;
+        if (std::find(all.begin(), all.end(), name) != all.end() &&
+            std::find(chosen.begin(), chosen.end(), name) == chosen.end())
+          chosen.push_back(name);
+      }
+      return chosen;
+    };
+    if (variants_text != "all")
+      for (const auto& v : split_list(variants_text)) {
+        bool known = v == "default";
+        for (auto& step : steps) {
+          const auto all = step->variants();
+          known |= std::find(all.begin(), all.end(), v) != all.end();
         }
+        if (!known) throw UsageError("--variants: no selected step has a variant '" + v + "'");
+      }
     std::vector<std::pair<std::string, std::vector<std::string>>> sets;
     for (const auto& text : set_texts) {
       const auto eq = text.find('=');
@@ -194,11 +224,7 @@ int main(int argc, char** argv) {
           double prev_ms = 0;
           for (auto& step : steps) {
             ++done;
-            std::vector<std::string> variants = step->variants();
-            if (variants_text == "default")
-              variants.resize(1);
-            else if (variants_text != "all")
-              variants = split_list(variants_text);
+            const std::vector<std::string> variants = variants_for(*step);
             double first_ms = 0;
             for (const auto& variant : variants)
             for (const auto& combo : settings_for(*step)) {
@@ -207,6 +233,8 @@ int main(int argc, char** argv) {
               options.settings = combo;
               options.wg_x = wg_x;
               options.wg_y = wg_y;
+              options.kernel_source = kernel_source;
+              options.kernel_label = kernel_file;
               std::cerr << "sweep: [" << done << "/" << total << "] " << step->name() << " "
                         << step->describe(options) << ", " << image.width << "x" << image.height << ", "
                         << filter.name << ", wg " << wg_x << "x" << wg_y << "\n";
@@ -217,7 +245,8 @@ int main(int argc, char** argv) {
                 std::cerr << "sweep: skipped: " << e.what() << "\n";
                 continue;
               }
-              Row row = row_for(step->name(), step->describe(options));
+              Row row = row_for(step->name(), step->describe(options) +
+                                                  (kernel_file.empty() ? "" : " kernel=" + kernel_file));
               row.wg = result.work_group;
               finish(row, result.stats, result.output, serial_ms);
               if (prev_ms > 0) row.speedup_prev = prev_ms / row.median_ms;

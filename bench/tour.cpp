@@ -2,6 +2,7 @@
 // filter, side by side, with speedups and the share of the device's measured
 // limits. Adding a step to CMakeLists.txt adds it here.
 #include <iostream>
+#include <map>
 
 #include "common/cli.hpp"
 #include "common/errors.hpp"
@@ -88,15 +89,30 @@ int main(int argc, char** argv) {
     serial_row.wg = "";
     rows.push_back(serial_row);
 
+    // "x prev" isolates one idea: a step's first variant over the variant of
+    // the step before that it builds on (Step::builds_on), a later variant
+    // over its own step's first. Without --all-variants the tour still runs
+    // each variant a later step builds on.
     int failures = 0;
-    double prev_ms = serial.median_ms;
     auto steps = all_steps();
-    for (auto& step : steps) {
-      auto variants = step->variants();
-      if (!all_variants) variants.resize(1);
+    std::map<std::string, double> measured_ms;  // "step variant" -> median
+    std::string baseline_key = "serial";
+    measured_ms[baseline_key] = serial.median_ms;
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+      auto& step = steps[i];
+      const auto all = step->variants();
+      const std::string next_builds_on = i + 1 < steps.size() ? steps[i + 1]->builds_on() : "";
+      std::vector<std::string> variants = all;
+      if (!all_variants) {
+        variants = {all.front()};
+        if (!next_builds_on.empty() && next_builds_on != all.front()) variants.push_back(next_builds_on);
+      }
       for (const auto& variant : variants) {
-        std::cerr << "tour: " << step->name() << (variants.size() > 1 ? " " + variant : "")
-                  << "...\n";
+        std::cerr << "tour: " << step->name() << (all.size() > 1 ? " " + variant : "") << "...\n";
+        const std::string key = step->name() + " " + variant;
+        const std::string compared_with =
+            variant == all.front() ? baseline_key : step->name() + " " + all.front();
+        const double prev_ms = measured_ms.count(compared_with) ? measured_ms[compared_with] : NAN;
         RunOptions options = run;
         options.variant = variant;
         try {
@@ -110,7 +126,7 @@ int main(int argc, char** argv) {
             ++failures;
           }
           rows.push_back(row);
-          if (variant == variants.front()) prev_ms = row.median_ms;
+          measured_ms[key] = row.median_ms;
         } catch (const UsageError&) {
           throw;
         } catch (const std::exception& e) {
@@ -118,6 +134,7 @@ int main(int argc, char** argv) {
           ++failures;
         }
       }
+      baseline_key = step->name() + " " + (next_builds_on.empty() ? all.front() : next_builds_on);
     }
 
     if (csv) {
@@ -133,6 +150,8 @@ int main(int argc, char** argv) {
                 << border_name(border) << ", work-group " << wg << ", median of " << reps
                 << " launches\n\n";
       write_table(std::cout, rows, true);
+      std::cout << "\nx prev: a step's first variant over the variant of the step before that it "
+                   "builds on, a later variant over its own step's first.\n";
     }
     return failures == 0 ? 0 : 1;
   });

@@ -69,6 +69,9 @@ class Step {
   virtual std::vector<std::string> variants() const { return {"default"}; }
   virtual std::vector<StepSetting> settings() const { return {}; }
   virtual std::string embedded_source() const = 0;
+  // The previous step's variant this step builds on, so that "x prev"
+  // credits one idea; "" means the previous step's first variant.
+  virtual std::string builds_on() const { return ""; }
   virtual std::unique_ptr<Launch> prepare(DeviceContext& device, const Problem& problem,
                                           const RunOptions& options) = 0;
 

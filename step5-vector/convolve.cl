@@ -70,49 +70,14 @@ __kernel void convolve(__global const float* input,   // padded, in_pitch floats
   // last groups have work-items past the image: they must do nothing.
   if (x >= out_width || y >= out_height) return;
 
-#ifdef FILTER_WIDTH
-#define F FILTER_WIDTH  // a constant: the compiler can unroll both loops
-#else
-#define F filter_width
-#endif
+#define F FILTER_WIDTH  // always a constant here: the compiler unrolls both loops
   float sum = 0.0f;
-#ifdef FILTER_WIDTH
 #pragma unroll
-#endif
   for (int r = 0; r < F; r++) {
-    const int f = r * F;                          // first weight of filter row r
-    const int t = (ly + r) * tile_width + lx;     // first tile pixel under it
-#ifdef FILTER_WIDTH
 #pragma unroll
     for (int c = 0; c < F; c++) {
-      sum += filter[f + c] * tile[t + c];
+      sum += filter[r * F + c] * tile[(ly + r) * tile_width + (lx + c)];
     }
-#else
-    int c = 0;
-    for (; c + 4 <= F; c += 4) {
-      sum += filter[f + c] * tile[t + c];
-      sum += filter[f + c + 1] * tile[t + c + 1];
-      sum += filter[f + c + 2] * tile[t + c + 2];
-      sum += filter[f + c + 3] * tile[t + c + 3];
-    }
-#ifdef REMAINDER_IFELSE
-    const int left = F - c;
-    if (left == 3) {
-      sum += filter[f + c] * tile[t + c];
-      sum += filter[f + c + 1] * tile[t + c + 1];
-      sum += filter[f + c + 2] * tile[t + c + 2];
-    } else if (left == 2) {
-      sum += filter[f + c] * tile[t + c];
-      sum += filter[f + c + 1] * tile[t + c + 1];
-    } else if (left == 1) {
-      sum += filter[f + c] * tile[t + c];
-    }
-#else
-    for (; c < F; c++) {
-      sum += filter[f + c] * tile[t + c];
-    }
-#endif
-#endif
   }
   output[y * out_width + x] = sum;
 }

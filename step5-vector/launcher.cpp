@@ -19,6 +19,8 @@ class VectorStep : public Step {
     return "the tile copied with float4 loads from a row-aligned device image";
   }
   std::vector<std::string> variants() const override { return {"float4", "scalar"}; }
+  // Step 4's "fixed" also has the width as a compile-time constant.
+  std::string builds_on() const override { return "fixed"; }
   std::vector<StepSetting> settings() const override {
     return {{"aligned", "Pad device rows to 128 bytes (on) or keep the image's width (off)",
              "on", {"on", "off"}, {}}};

@@ -203,6 +203,12 @@ def steps_time(tag):
             SERIAL.strip()))
 
 
+# The variant of the step before that a step builds on (Step::builds_on in
+# the launchers): step 5 over step 4's "fixed", so that the ratio is float4
+# loads alone, not the compile-time width as well.
+BUILDS_ON = {"step5-vector": "fixed"}
+
+
 def steps_prev(tag):
     """Each step's speedup over the step before it (step 1: over the serial loop)."""
     run = _run(tag)
@@ -211,15 +217,18 @@ def steps_prev(tag):
     for i, s in enumerate(STEPS):
         if i == 0 and not run.has_serial:
             continue
-        line = [s]
+        line = [s + (" (over {} {})".format(STEPS[i - 1], BUILDS_ON[s]) if s in BUILDS_ON else "")]
         for w in widths:
             r = run.get(s, w)
-            prev = run.get(STEPS[i - 1], w) if i else run.get("serial", w)
+            prev = run.get(STEPS[i - 1], w, BUILDS_ON.get(s)) if i else run.get("serial", w)
             line.append(_x(float(prev["median_ms"]) / float(r["median_ms"])) if r and prev else "-")
         body.append(line)
     return table(["x previous step"] + ["F = {}".format(w) for w in widths], body) + (
-        "\n*Same run as above. Step 1 is compared with the serial loop{}.*\n".format(
-            "" if run.has_serial else ", which this run lacks"))
+        "\n*Same run as above. Step 1 is compared with the serial loop{}; step 5 with step 4's "
+        "`fixed` variant (its width is a compile-time constant too), so that the ratio is the float4 "
+        "loads alone{}.*\n".format("" if run.has_serial else ", which this run lacks",
+                                   "" if any(r["variant"] == "fixed" for r in run.rows) else
+                                   "; this run has no `fixed` rows (it predates `--variants default,fixed`)"))
 
 
 def steps_limits(tag):

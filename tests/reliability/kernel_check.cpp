@@ -3,6 +3,8 @@
 // run_step() and checks every pixel against the reference. Made to run
 // under Oclgrind, which checks each memory access
 // (tests/reliability/CMakeLists.txt); it works on any device.
+#include <cctype>
+#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <string>
@@ -11,6 +13,7 @@
 #include "common/cli.hpp"
 #include "common/errors.hpp"
 #include "common/parse.hpp"
+#include "common/program.hpp"
 #include "common/reference.hpp"
 #include "common/registry.hpp"
 
@@ -59,6 +62,26 @@ std::vector<RunOptions> configurations(const Step& step) {
   return configs;
 }
 
+// Coursework (docs/coursework.md): CLCONV_KERNEL_STEP<N>=FILE, or --kernel
+// FILE with one --step, checks FILE in place of step N's embedded kernel.
+// "step3-local" -> "CLCONV_KERNEL_STEP3"; "" for a name without a number.
+std::string kernel_variable(const std::string& step_name) {
+  std::size_t end = 4;
+  while (end < step_name.size() && std::isdigit(static_cast<unsigned char>(step_name[end]))) ++end;
+  if (step_name.compare(0, 4, "step") != 0 || end == 4) return "";
+  return "CLCONV_KERNEL_STEP" + step_name.substr(4, end - 4);
+}
+
+// The file to check for `step` ("" : its embedded kernel), and where it came from.
+std::pair<std::string, std::string> student_kernel(const Step& step, const std::string& kernel_file) {
+  if (!kernel_file.empty()) return {kernel_file, "--kernel"};
+  const std::string variable = kernel_variable(step.name());
+  const char* value = variable.empty() ? nullptr : std::getenv(variable.c_str());
+  if (!value) return {"", ""};
+  if (!*value) throw Error(variable + " is set but empty: name the kernel file to check");
+  return {value, variable};
+}
+
 enum class Outcome { passed, refused, failed };
 
 // Runs one case and prints one line. A limit the harness checks before any
@@ -97,7 +120,7 @@ int main(int argc, char** argv) {
     CLI::App app("kernel_check: every registered step's kernels, each variant, on small "
                  "problems, checked against the reference (run it under Oclgrind)",
                  "kernel_check");
-    std::string step_name = "all", variant_name = "all";
+    std::string step_name = "all", variant_name = "all", kernel_file;
     Case one;
     bool list = false;
     DeviceOptions device_options;
@@ -107,6 +130,9 @@ int main(int argc, char** argv) {
     app.add_option("--filter", one.filter, "Run only this filter");
     app.add_option("--border", one.border, "Run only this border");
     app.add_option("--wg", one.wg, "Run only this work-group shape");
+    app.add_option("--kernel", kernel_file,
+                   "Check this OpenCL file instead of the step's embedded kernel (with one --step; "
+                   "CLCONV_KERNEL_STEP<N>=FILE does the same for step N)");
     app.add_flag("--list", list, "Print the steps and variants that would run, then exit");
     add_device_options(app, device_options);
     if (int rc = parse_command_line(app, argc, argv); rc >= 0) return rc;
@@ -116,6 +142,8 @@ int main(int argc, char** argv) {
       steps = all_steps();
     else
       steps.push_back(find_step(step_name));
+    if (!kernel_file.empty() && steps.size() != 1)
+      throw UsageError("--kernel " + kernel_file + ": name the one step it replaces with --step N");
     std::vector<Case> cases = kCases;
     if (!one.image.empty() || !one.filter.empty() || !one.border.empty() || !one.wg.empty()) {
       // One case: the first built-in one, with what was given replaced.
@@ -139,8 +167,17 @@ int main(int argc, char** argv) {
         check.variant = variant_name;
         step->variant(check);  // UsageError for an unknown one
       }
-      for (const auto& config : configurations(*step)) {
+      const auto [file, from] = student_kernel(*step, kernel_file);
+      std::string source;
+      if (!file.empty()) {
+        source = read_text_file(file);  // Error naming the file if it cannot be read
+        std::cout << step->name() << ": checking " << file << " (" << from
+                  << ") instead of the embedded kernel" << std::endl;
+      }
+      for (auto config : configurations(*step)) {
         if (variant_name != "all" && config.variant != variant_name) continue;
+        config.kernel_source = source;
+        config.kernel_label = file;
         if (list) {
           std::cout << step->name() << " " << step->describe(config) << "\n";
           continue;
