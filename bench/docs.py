@@ -4,6 +4,13 @@
     python3 bench/docs.py           rewrite the generated blocks and figures
     python3 bench/docs.py --check   exit 1 if a generated block is out of date
 
+Figures quoted in sentences are generated too, one value at a time:
+
+    <!-- value: speedup tour-h100 step2-constant step3-local -->0.97<!-- end value -->
+
+(kinds: speedup, ratio, percent, column; see value_text), and the lessons'
+diagrams come from docgen/diagrams.py; --check covers both.
+
 A generated block in a Markdown page looks like
 
     <!-- generated: seed001 pocl -->
@@ -214,12 +221,15 @@ def value_text(spec):
     if kind == "speedup":  # how many times faster the second row is than the first
         a, b = (float(row_of(csv_name, r)["median_ms"]) for r in rest[:2])
         return "{:.2f}".format(a / b)
+    if kind == "ratio":  # the second row's time over the first's
+        a, b = (float(row_of(csv_name, r)["median_ms"]) for r in rest[:2])
+        return "{:.2f}".format(b / a)
     if kind == "percent":  # how much slower (+) or faster (-) the second row is, in %
         a, b = (float(row_of(csv_name, r)["median_ms"]) for r in rest[:2])
         return "{:.0f}".format(100 * (b / a - 1))
     if kind == "column":
         return fmt(row_of(csv_name, rest[0])[rest[1]])
-    raise SystemExit("docs.py: unknown value kind '{}' (speedup, percent, column)".format(kind))
+    raise SystemExit("docs.py: unknown value kind '{}' (speedup, ratio, percent, column)".format(kind))
 
 
 def render_values(text):
