@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Regenerates every PoCL table the pages show, on this machine, in one go,
+# then the pages themselves:
+#   bench/regen-pocl.sh            (from anywhere; build first: ./quickstart.sh build)
+# Runs the tour (every variant), seed001, seed000, seed004, vector, blocks,
+# bank, volume, the results page's same-run comparison (bench/results.sh,
+# with OpenCV when it was built) and the histogram lesson, each writing its
+# docs/results/*-pocl.csv; then writes docs/results/device-pocl.txt (the
+# CPU, PoCL's version, the date) and runs bench/docs.py, which rewrites every
+# generated table and every figure quoted in the prose from the new CSVs.
+# Finally it checks that every *-pocl.csv names one device and one date.
+#
+# Takes about 30 minutes on a quiet 2-core machine (the seed 004 width sweep
+# and the results run are two thirds of it). Run it on a quiet machine: the
+# tables compare within one run, and other load moves CPU timings by tens of
+# percent. PARTS picks some parts (names as below); RESULTS (default
+# docs/results) and BUILD (default build) move the output and the build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+results="${RESULTS:-docs/results}"
+build="${BUILD:-build}"
+export RESULTS="$results" BUILD="$build"
+[ -x "$build/bin/tour" ] || { echo "regen-pocl.sh: $build/bin/tour not built (./quickstart.sh build)" >&2; exit 2; }
+# PoCL only: a GPU driver on this machine must not take over any part.
+export CLCONV_PLATFORM="${CLCONV_PLATFORM:-Portable Computing Language}"
+device=$("$build/bin/tour" --list-devices | grep -m 1 "device 0" || true)
+case "$device" in
+  *"[cpu]"*) ;;
+  *) echo "regen-pocl.sh: no PoCL CPU device ($CLCONV_PLATFORM): $device" >&2; exit 1 ;;
+esac
+mkdir -p "$results"
+all="tour seed001 seed000 seed004 vector blocks bank volume perf histogram"
+for part in ${PARTS:-$all}; do
+  start=$SECONDS
+  echo "== regen-pocl: $part" >&2
+  case "$part" in
+    tour)
+      tmp=$(mktemp)
+      "$build/bin/tour" --all-variants --csv > "$tmp"
+      mv "$tmp" "$results/tour-pocl.csv" ;;
+    seed001|seed000|seed004|vector)
+      bench/experiments.sh "$part" pocl ;;
+    blocks)
+      BLOCKS_IMAGE=1024x1024 BLOCKS_REPS=5 BLOCKS_WGS=16x16 bench/experiments.sh blocks pocl ;;
+    bank)
+      BANK_IMAGE=1024x1024 bench/experiments.sh bank pocl ;;
+    volume)
+      VOLUME_SIZE=64 bench/experiments.sh volume pocl ;;
+    perf)
+      bench/results.sh pocl ;;
+    histogram)
+      BUILD="$build/bin" bench/histogram.sh pocl ;;
+    *) echo "regen-pocl.sh: unknown part '$part' ($all)" >&2; exit 2 ;;
+  esac
+  echo "== regen-pocl: $part took $((SECONDS - start)) s" >&2
+done
+
+{
+  echo "== $(date -u +%F) =="
+  grep -m 1 "model name" /proc/cpuinfo || true
+  echo "cores: $(nproc)"
+  "$build/bin/tour" --list-devices
+} > "$results/device-pocl.txt"
+
+/usr/bin/python3 bench/docs.py
+
+# One machine, one date: every PoCL table the pages show must say the same.
+python3 - "$results" <<'EOF'
+import csv, glob, os, sys
+seen = {}
+for path in sorted(glob.glob(os.path.join(sys.argv[1], "*-pocl.csv"))):
+    with open(path, newline="") as f:
+        for row in csv.DictReader(f):
+            if row.get("device") and row.get("date") and not row["step"].startswith(("opencv", "torch")):
+                seen.setdefault((row["device"], row["date"]), set()).add(os.path.basename(path))
+if len(seen) != 1:
+    for (device, date), files in sorted(seen.items()):
+        print("regen-pocl.sh: {} on {}: {}".format(device, date, ", ".join(sorted(files))), file=sys.stderr)
+    sys.exit("regen-pocl.sh: the PoCL CSVs come from more than one device or date (run at midnight? run again)")
+(device, date), = seen
+print("regen-pocl.sh: every PoCL table from {}, {}".format(device, date))
+EOF

@@ -1,0 +1,42 @@
+# The course's own tools, each shown failing the way a student would meet it
+# (docs/step1-naive.md, docs/coursework.md): a student's kernel reaches
+# kernel_check and sweep, diff-steps.sh names a step that does not exist, and
+# a page's command that selects no tests fails the pages' runner.
+set(_skeleton ${PROJECT_SOURCE_DIR}/docs/exercises/step3-local.cl)
+
+if(TARGET kernel_check)
+  add_test(NAME course_kernel_check_uses_student_kernel
+           COMMAND kernel_check --step 3 --image synthetic:19x13:1 --filter random:3:1 --wg 8x8)
+  set_tests_properties(course_kernel_check_uses_student_kernel PROPERTIES
+    LABELS coursework TIMEOUT 120
+    ENVIRONMENT "CLCONV_KERNEL_STEP3=${_skeleton}"
+    PASS_REGULAR_EXPRESSION "checking [^\n]*exercises/step3-local\\.cl \\(CLCONV_KERNEL_STEP3\\)[^\n]*\n.*FAILED"
+    FAIL_REGULAR_EXPRESSION "0 failed")
+endif()
+
+add_test(NAME course_sweep_times_student_kernel
+         COMMAND sweep --steps 3 --kernel ${_skeleton} --images 40x33 --filters box:3 --reps 1)
+set_tests_properties(course_sweep_times_student_kernel PROPERTIES
+  LABELS coursework TIMEOUT 120
+  PASS_REGULAR_EXPRESSION "WRONG result: step3-local default kernel=[^\n]*exercises/step3-local\\.cl")
+
+add_test(NAME course_sweep_kernel_needs_one_step
+         COMMAND sweep --kernel ${_skeleton} --images 8x8)
+set_tests_properties(course_sweep_kernel_needs_one_step PROPERTIES
+  LABELS coursework TIMEOUT 60
+  PASS_REGULAR_EXPRESSION "name the one step it replaces")
+
+add_test(NAME course_diff_steps_refuses_a_missing_step
+         COMMAND ${PROJECT_SOURCE_DIR}/bench/diff-steps.sh 99)
+set_tests_properties(course_diff_steps_refuses_a_missing_step PROPERTIES
+  LABELS docs TIMEOUT 60
+  PASS_REGULAR_EXPRESSION "there is no step 99")
+
+if(Python3_Interpreter_FOUND)
+  add_test(NAME course_page_command_selecting_nothing_fails
+           COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/bench/doc-commands.py --list-tests
+                   ${CMAKE_CURRENT_SOURCE_DIR}/data/page-selecting-nothing.md)
+  set_tests_properties(course_page_command_selecting_nothing_fails PROPERTIES
+    LABELS docs TIMEOUT 120
+    PASS_REGULAR_EXPRESSION "FAILED [^\n]*page-selecting-nothing\\.md:5[^\n]*\n.*selects no tests.*1 failed")
+endif()
