@@ -8,7 +8,8 @@ that breaks, or selects nothing, fails the build.
 
 A runnable block is a fenced block whose info string is `sh runnable` (the
 commands must exit 0) or `sh runnable-fails` (they show a failure on purpose:
-the block must exit non-zero). Each block runs as one bash script under
+the block must exit non-zero). The command in a lesson's header
+(`**Run:** `...``, `**Diff:**`, `**Tests:**`) is runnable too. Each block runs as one bash script under
 `set -euo pipefail`, from the repository root, with a time limit. Blocks
 marked plain `sh` are shown, not run (a GPU, a photo of your own, an hour).
 
@@ -25,12 +26,16 @@ import argparse
 import glob
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FENCE = re.compile(r"^```(\S*)(?:[ \t]+(\S+))?[ \t]*$")
+HEADER = re.compile(r"\*\*(Run|Diff|Tests):\*\* `([^`]+)`")  # a lesson's header line
+# Header commands not run here, and why (printed as skipped).
+NOT_RUN = {"bash tests/reliability/ci.sh": "the reliability stages: CI runs them itself, right after"}
 
 
 def pages():
@@ -42,6 +47,9 @@ def blocks(page):
     out = []
     with open(page) as f:
         lines = f.read().split("\n")
+    for n, line in enumerate(lines):
+        for m in HEADER.finditer(line):
+            out.append((n + 1, "skipped" if m.group(2) in NOT_RUN else "runnable", m.group(2) + "\n"))
     i = 0
     while i < len(lines):
         m = FENCE.match(lines[i].strip())
@@ -59,7 +67,7 @@ def blocks(page):
                         os.path.relpath(page, ROOT), start + 1, marker))
                 out.append((start + 1, marker, "\n".join(body) + "\n"))
         i += 1
-    return out
+    return sorted(out)
 
 
 # Sourced before each block in --list-tests mode: ctest lists what it selects
@@ -101,14 +109,22 @@ def untracked():
 def run_block(page, line, marker, text, args):
     where = "{}:{}".format(os.path.relpath(page, ROOT), line)
     script = "set -euo pipefail\n" + (CTEST_LIST_ONLY if args.list_tests else CTEST_CHECKED) + text
+    if marker == "skipped":
+        print("skip   {}: {} ({})".format(where, text.strip(), NOT_RUN[text.strip()]))
+        return True
     before = untracked()
     start = time.time()
+    # Its own process group, so that a block that runs out of time is ended
+    # with everything it started.
+    proc = subprocess.Popen(["bash", "-c", script], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, start_new_session=True)
     try:
-        r = subprocess.run(["bash", "-c", script], cwd=ROOT, capture_output=True, text=True,
-                           timeout=args.timeout)
-        status, output = r.returncode, r.stdout + r.stderr
-    except subprocess.TimeoutExpired as e:
-        status, output = None, "timed out after {} s\n".format(args.timeout) + str(e.output or "")
+        output, _ = proc.communicate(timeout=args.timeout)
+        status = proc.returncode
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        output, _ = proc.communicate()
+        status, output = None, "timed out after {} s\n".format(args.timeout) + (output or "")
     took = time.time() - start
     after = untracked()
     problems = []
