@@ -2,6 +2,7 @@
 // width, variant and settings), then prints what the compiler says about it
 // and writes the program binary (PTX on NVIDIA) for inspection:
 //   build/bin/kernel-info --step 6 --filter box:31 --set block=4x8 --dir out/
+//   build/bin/kernel-info --step 4 --variant ifelse --kernel my-step4.cl
 // On NVIDIA the program is rebuilt with -cl-nv-verbose, whose log gives the
 // registers, spills and shared memory of every kernel.
 #include <fstream>
@@ -20,7 +21,7 @@ int main(int argc, char** argv) {
   return guarded_main("kernel-info", [&]() -> int {
     CLI::App app("kernel-info: compiler facts and the program binary of one step's kernel", "kernel-info");
     DeviceOptions device_options;
-    std::string step_name = "6", filter_spec = "motion45", variant, wg = "16x16", dir;
+    std::string step_name = "6", filter_spec = "motion45", variant, wg = "16x16", dir, kernel_file;
     std::vector<std::string> sets;
     app.add_option("--step", step_name, "Step by name or number")->capture_default_str();
     app.add_option("--filter", filter_spec, "Filter spec (its width is what matters)")->capture_default_str();
@@ -28,6 +29,7 @@ int main(int argc, char** argv) {
     app.add_option("--set", sets, "A step setting NAME=VALUE");
     app.add_option("--wg", wg, "Work-group shape")->capture_default_str();
     app.add_option("--dir", dir, "Write each program binary into this folder");
+    app.add_option("--kernel", kernel_file, "Build this OpenCL file instead of the step's embedded kernel");
     add_device_options(app, device_options);
     if (int rc = parse_command_line(app, argc, argv); rc >= 0) return rc;
 
@@ -40,6 +42,10 @@ int main(int argc, char** argv) {
       run.settings[s.substr(0, eq)] = s.substr(eq + 1);
     }
     std::tie(run.wg_x, run.wg_y) = parse_size(wg, "--wg", 1 << 14);
+    if (!kernel_file.empty()) {
+      run.kernel_source = read_text_file(kernel_file);
+      run.kernel_label = kernel_file;
+    }
     DeviceContext device(device_options.choice);
     const Filter filter = parse_filter_spec(filter_spec);
     run_step(*step, device, make_problem(synthetic_image(64, 64), filter, Border::zero), run, 1);

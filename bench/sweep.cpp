@@ -221,11 +221,17 @@ int main(int argc, char** argv) {
           rows.push_back(row);
         }
         for (auto [wg_x, wg_y] : wgs) {
-          double prev_ms = 0;
+          // "speedup_prev", as the tour has it: a step's first variant over the
+          // previous step's variant it builds on (Step::builds_on; the first by
+          // default), a later variant over its own step's first.
+          std::map<std::string, double> prev_step_ms;  // variant -> first run's median
+          std::string prev_first;
           for (auto& step : steps) {
             ++done;
             const std::vector<std::string> variants = variants_for(*step);
-            double first_ms = 0;
+            std::map<std::string, double> this_step_ms;
+            const std::string base = step->builds_on().empty() ? prev_first : step->builds_on();
+            const double prev_ms = prev_step_ms.count(base) ? prev_step_ms[base] : 0;
             for (const auto& variant : variants)
             for (const auto& combo : settings_for(*step)) {
               RunOptions options;
@@ -249,11 +255,14 @@ int main(int argc, char** argv) {
                                                   (kernel_file.empty() ? "" : " kernel=" + kernel_file));
               row.wg = result.work_group;
               finish(row, result.stats, result.output, serial_ms);
-              if (prev_ms > 0) row.speedup_prev = prev_ms / row.median_ms;
-              if (first_ms == 0) first_ms = row.median_ms;
+              const std::string first = step->variants().front();
+              const double over = variant != first && this_step_ms.count(first) ? this_step_ms[first] : prev_ms;
+              if (over > 0) row.speedup_prev = over / row.median_ms;
+              this_step_ms.emplace(variant, row.median_ms);
               rows.push_back(row);
             }
-            if (first_ms > 0) prev_ms = first_ms;
+            prev_step_ms = this_step_ms;
+            prev_first = step->variants().front();
           }
         }
       }

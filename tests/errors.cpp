@@ -4,8 +4,10 @@
 #include <catch2/catch.hpp>
 
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <random>
 #include <sstream>
 
@@ -174,14 +176,35 @@ TEST_CASE("the tour runs every step and prints one CSV header", "[cli][tour]") {
   std::string line;
   std::getline(lines, line);
   CHECK_THAT(line, Catch::StartsWith("device,driver,"));
+  auto fields_of = [](const std::string& text) {  // CSV fields, empty ones kept
+    std::vector<std::string> out;
+    std::stringstream in(text);
+    std::string field;
+    while (std::getline(in, field, ',')) out.push_back(field);
+    return out;
+  };
+  const auto header = fields_of(line);
+  auto column = [&](const std::string& name) {
+    return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+  };
   int rows = 0;
   bool seen_serial = false;
+  std::map<std::string, std::vector<std::string>> by_step;  // "step variant" -> fields
   while (std::getline(lines, line)) {
     CHECK_THAT(line, !Contains("device,driver,"));
     seen_serial |= line.find(",serial,") != std::string::npos;
+    const auto fields = fields_of(line);
+    by_step[fields.at(column("step")) + " " + fields.at(column("variant"))] = fields;
     ++rows;
   }
   CHECK(seen_serial);
-  CHECK(rows == 1 + static_cast<int>(step_programs().size()));
+  // Each step's default, and step 4's "fixed", which step 5 builds on.
+  CHECK(rows == 2 + static_cast<int>(step_programs().size()));
   for (const auto& p : step_programs()) CHECK_THAT(r.out, Contains("," + p + ","));
+  // x prev credits one idea: step 5 over step 4's fixed, fixed over loop4.
+  auto ms = [&](const std::string& key) { return std::stod(by_step.at(key).at(column("median_ms"))); };
+  auto prev = [&](const std::string& key) { return std::stod(by_step.at(key).at(column("speedup_prev"))); };
+  CHECK(prev("step5-vector float4") == Approx(ms("step4-unroll fixed") / ms("step5-vector float4")).epsilon(0.01));
+  CHECK(prev("step4-unroll fixed") == Approx(ms("step4-unroll loop4") / ms("step4-unroll fixed")).epsilon(0.01));
+  CHECK(prev("step4-unroll loop4") == Approx(ms("step3-local default") / ms("step4-unroll loop4")).epsilon(0.01));
 }
