@@ -25,8 +25,10 @@ __kernel void convolve(__global const float* input,   // padded, in_pitch floats
 
   float sum = 0.0f;
   for (int r = 0; r < filter_width; r++) {
+    const int f = r * filter_width;               // first weight of filter row r
+    const int i = (y + r) * in_pitch + x;         // first input pixel under it
     for (int c = 0; c < filter_width; c++) {
-      sum += filter[r * filter_width + c] * input[(y + r) * in_pitch + (x + c)];
+      sum += filter[f + c] * input[i + c];
     }
   }
   output[y * out_width + x] = sum;

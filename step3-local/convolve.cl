@@ -53,8 +53,10 @@ __kernel void convolve(__global const float* input,   // padded, in_pitch floats
 
   float sum = 0.0f;
   for (int r = 0; r < filter_width; r++) {
+    const int f = r * filter_width;               // first weight of filter row r
+    const int t = (ly + r) * tile_width + lx;     // first tile pixel under it
     for (int c = 0; c < filter_width; c++) {
-      sum += filter[r * filter_width + c] * tile[(ly + r) * tile_width + (lx + c)];
+      sum += filter[f + c] * tile[t + c];
     }
   }
   output[y * out_width + x] = sum;

@@ -68,34 +68,36 @@ __kernel void convolve(__global const float* input,   // padded, in_pitch floats
 #pragma unroll
 #endif
   for (int r = 0; r < F; r++) {
+    const int f = r * F;                          // first weight of filter row r
+    const int t = (ly + r) * tile_width + lx;     // first tile pixel under it
 #ifdef FILTER_WIDTH
 #pragma unroll
     for (int c = 0; c < F; c++) {
-      sum += filter[r * F + c] * tile[(ly + r) * tile_width + (lx + c)];
+      sum += filter[f + c] * tile[t + c];
     }
 #else
     int c = 0;
     for (; c + 4 <= F; c += 4) {
-      sum += filter[r * F + c] * tile[(ly + r) * tile_width + (lx + c)];
-      sum += filter[r * F + c + 1] * tile[(ly + r) * tile_width + (lx + c + 1)];
-      sum += filter[r * F + c + 2] * tile[(ly + r) * tile_width + (lx + c + 2)];
-      sum += filter[r * F + c + 3] * tile[(ly + r) * tile_width + (lx + c + 3)];
+      sum += filter[f + c] * tile[t + c];
+      sum += filter[f + c + 1] * tile[t + c + 1];
+      sum += filter[f + c + 2] * tile[t + c + 2];
+      sum += filter[f + c + 3] * tile[t + c + 3];
     }
 #ifdef REMAINDER_IFELSE
     const int left = F - c;
     if (left == 3) {
-      sum += filter[r * F + c] * tile[(ly + r) * tile_width + (lx + c)];
-      sum += filter[r * F + c + 1] * tile[(ly + r) * tile_width + (lx + c + 1)];
-      sum += filter[r * F + c + 2] * tile[(ly + r) * tile_width + (lx + c + 2)];
+      sum += filter[f + c] * tile[t + c];
+      sum += filter[f + c + 1] * tile[t + c + 1];
+      sum += filter[f + c + 2] * tile[t + c + 2];
     } else if (left == 2) {
-      sum += filter[r * F + c] * tile[(ly + r) * tile_width + (lx + c)];
-      sum += filter[r * F + c + 1] * tile[(ly + r) * tile_width + (lx + c + 1)];
+      sum += filter[f + c] * tile[t + c];
+      sum += filter[f + c + 1] * tile[t + c + 1];
     } else if (left == 1) {
-      sum += filter[r * F + c] * tile[(ly + r) * tile_width + (lx + c)];
+      sum += filter[f + c] * tile[t + c];
     }
 #else
     for (; c < F; c++) {
-      sum += filter[r * F + c] * tile[(ly + r) * tile_width + (lx + c)];
+      sum += filter[f + c] * tile[t + c];
     }
 #endif
 #endif

@@ -74,9 +74,11 @@ __kernel void convolve(__global const float* input,   // padded, in_pitch floats
   float sum = 0.0f;
 #pragma unroll
   for (int r = 0; r < F; r++) {
+    const int f = r * F;                          // first weight of filter row r
+    const int t = (ly + r) * tile_width + lx;     // first tile pixel under it
 #pragma unroll
     for (int c = 0; c < F; c++) {
-      sum += filter[r * F + c] * tile[(ly + r) * tile_width + (lx + c)];
+      sum += filter[f + c] * tile[t + c];
     }
   }
   output[y * out_width + x] = sum;
