@@ -34,7 +34,9 @@ int main(int argc, char** argv) {
     app.add_option("--serial-reps", serial_reps, "Timed runs of the serial baseline")
         ->capture_default_str()
         ->check(CLI::Range(1, 1000));
-    app.add_flag("--all-variants", all_variants, "One row per variant, not only each step's default");
+    app.add_flag("--all-variants", all_variants,
+                 "One row per variant, not only each step's default (and the variant the next step "
+                 "builds on, which x prev needs)");
     app.add_flag("--reprobe", reprobe, "Measure the device limits again instead of using the cache");
     app.add_flag("--csv", csv, "Print CSV (one header row) instead of a table");
     add_device_options(app, device_options);
