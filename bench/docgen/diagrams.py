@@ -145,9 +145,9 @@ def step5_float4():
 def step6_block():
     """BLOCK_X = 4, BLOCK_Y = 2, F = 3: a tile row meets up to 2 output rows."""
     bx, by, f = 4, 2, 3
-    s = Svg(660, 300, "Step 6: a register block")
-    x0, y0 = 20, 50
-    s.text(x0, 22, "BLOCK_X = 4, BLOCK_Y = 2, F = 3: one work-item, 8 outputs, a (4 + 2) x (2 + 2) window",
+    s = Svg(680, 300, "Step 6: a register block")
+    x0, y0 = 40, 50
+    s.text(20, 22, "BLOCK_X = 4, BLOCK_Y = 2, F = 3: one work-item, 8 outputs, a (4 + 2) x (2 + 2) window",
            12, weight="bold")
     rows, cols = by + f - 1, bx + f - 1
     j = 2  # the tile row shown loaded into row[]
