@@ -8,8 +8,9 @@ Figures quoted in sentences are generated too, one value at a time:
 
     <!-- value: speedup tour-h100 step2-constant step3-local -->0.97<!-- end value -->
 
-(kinds: speedup, ratio, percent, column; see value_text), and the lessons'
-diagrams come from docgen/diagrams.py; --check covers both.
+(kinds: speedup, ratio, percent, column, and speedups and ratios over a
+range of one column, COLUMN=FIRST..LAST[:STEP]; see value_text), and the
+lessons' diagrams come from docgen/diagrams.py; --check covers both.
 
 A generated block in a Markdown page looks like
 
@@ -200,7 +201,7 @@ def kernel_diff(older, newer, name="convolve.cl"):
 VALUE = re.compile(r"<!-- value: ([^>]*?) -->(.*?)<!-- end value -->")
 
 
-def row_of(csv_name, spec):
+def rows_matching(csv_name, spec):
     rows = load(csv_name)
     step, _, cond = spec.partition("@")
     step, _, variant = step.partition("/")
@@ -210,14 +211,41 @@ def row_of(csv_name, spec):
     for kv in filter(None, cond.split(",")):
         k, _, v = kv.partition("=")
         match[k] = v
-    found = [r for r in rows if all(r.get(k) == v for k, v in match.items())]
+    return [r for r in rows if all(r.get(k) == v for k, v in match.items())]
+
+
+def row_of(csv_name, spec):
+    found = rows_matching(csv_name, spec)
     if len(found) != 1:
         raise SystemExit("docs.py: value '{}' matches {} rows of {}.csv, not one".format(spec, len(found), csv_name))
     return found[0]
 
 
+def spread(csv_name, a, b, over, invert):
+    """'LO to HI' of time(a) / time(b) (time(b) / time(a) with invert) for
+    every value of a column in over = COLUMN=FIRST..LAST[:STEP] that both
+    rows have."""
+    column, _, span = over.partition("=")
+    first, _, rest = span.partition("..")
+    last, _, step = rest.partition(":")
+    values = []
+    for v in range(int(first), int(last) + 1, int(step or 1)):
+        cond = "{}={}".format(column, v)
+        specs = [r + ("," if "@" in r else "@") + cond for r in (a, b)]
+        if not all(rows_matching(csv_name, r) for r in specs):
+            continue  # a value the run did not measure
+        ta, tb = (float(row_of(csv_name, r)["median_ms"]) for r in specs)
+        values.append(tb / ta if invert else ta / tb)
+    if not values:
+        raise SystemExit("docs.py: no rows of {}.csv for {} and {} over {}".format(csv_name, a, b, over))
+    lo, hi = "{:.2f}".format(min(values)), "{:.2f}".format(max(values))
+    return lo if lo == hi else "{} to {}".format(lo, hi)
+
+
 def value_text(spec):
     kind, csv_name, *rest = spec.split()
+    if kind in ("speedups", "ratios"):  # the range of speedup / ratio over a column's values
+        return spread(csv_name, rest[0], rest[1], rest[2], kind == "ratios")
     if kind == "speedup":  # how many times faster the second row is than the first
         a, b = (float(row_of(csv_name, r)["median_ms"]) for r in rest[:2])
         return "{:.2f}".format(a / b)
@@ -229,7 +257,7 @@ def value_text(spec):
         return "{:.0f}".format(100 * (b / a - 1))
     if kind == "column":
         return fmt(row_of(csv_name, rest[0])[rest[1]])
-    raise SystemExit("docs.py: unknown value kind '{}' (speedup, ratio, percent, column)".format(kind))
+    raise SystemExit("docs.py: unknown value kind '{}' (speedup, ratio, percent, column, speedups, ratios)".format(kind))
 
 
 def render_values(text):
