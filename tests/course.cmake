@@ -40,3 +40,23 @@ if(Python3_Interpreter_FOUND)
     LABELS docs TIMEOUT 120
     PASS_REGULAR_EXPRESSION "FAILED [^\n]*page-selecting-nothing\\.md:5[^\n]*\n.*selects no tests.*1 failed")
 endif()
+
+# A figure quoted in a sentence that disagrees with its CSV is rewritten (so
+# --check fails on it), and one naming a row the CSV lacks is an error.
+if(Python3_Interpreter_FOUND)
+  add_test(NAME course_docs_catch_a_wrong_quoted_figure
+           COMMAND ${Python3_EXECUTABLE} -c "
+import sys; sys.path.insert(0, '${PROJECT_SOURCE_DIR}/bench'); import docs
+wrong = '<!-- value: speedup tour-h100 step1-naive step2-constant -->9.99<!-- end value -->'
+right = docs.render_values(wrong)
+assert right != wrong and '9.99' not in right, right
+try:
+    docs.render_values('<!-- value: speedup tour-h100 step1-naive no-such-step -->1<!-- end value -->')
+except SystemExit as e:
+    assert 'matches 0 rows' in str(e), e
+else:
+    raise AssertionError('a missing row passed')
+print('caught')")
+  set_tests_properties(course_docs_catch_a_wrong_quoted_figure PROPERTIES
+    LABELS docs TIMEOUT 60 PASS_REGULAR_EXPRESSION "^caught")
+endif()
