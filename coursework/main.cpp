@@ -141,6 +141,10 @@ int run(int argc, char** argv) {
   if (setup.variable.empty())
     throw UsageError("--step: " + setup.step_name + " takes no student kernel (gradable: " + gradable_steps() + ")");
   setup.reference_source = step->embedded_source();
+  if (!report.empty()) {
+    const fs::path parent = fs::absolute(report).parent_path();
+    if (!fs::is_directory(parent)) throw UsageError("--report: no folder " + parent.string());
+  }
   std::vector<std::string> skipped;
   const auto submissions = find_submissions(fs::absolute(folder).lexically_normal().string(),
                                             setup.step_name, skipped);
@@ -149,10 +153,6 @@ int run(int argc, char** argv) {
   if (!skipped.empty())
     std::cerr << "grade: skipped " << skipped.size() << " entries that are neither .cl files nor folders"
               << " (" << skipped.front() << (skipped.size() > 1 ? ", ..." : "") << ")\n";
-  if (!report.empty()) {
-    const fs::path parent = fs::absolute(report).parent_path();
-    if (!fs::is_directory(parent)) throw UsageError("--report: no folder " + parent.string());
-  }
 
   const DeviceEntry device = choose_device(device_options.choice);
   const DeviceFacts facts = read_facts(device.device);
