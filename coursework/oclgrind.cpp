@@ -51,7 +51,9 @@ std::string read_file(const std::string& path) {
 
 std::string find_oclgrind() {
   if (const char* o = std::getenv("OCLGRIND"); o && *o)
-    return std::string(o).find('/') == std::string::npos ? in_path(o) : std::string(o);
+    return std::string(o).find('/') == std::string::npos ? in_path(o)
+           : access(o, X_OK) == 0                        ? std::string(o)
+                                                         : "";
   return in_path("oclgrind");
 }
 

@@ -173,3 +173,22 @@ TEST_CASE("grade gives every kind of submission its verdict and a reason to act 
   CHECK_THAT(grades["binary"].reason, Contains("binary.cl"));
   CHECK_THAT(r.err, Contains("skipped 1 entries"));
 }
+
+// Run by ctest only where Oclgrind is installed (label "oclgrind"): a crash
+// is run again under Oclgrind, whose first report names the line.
+TEST_CASE("a crashed case is run again under Oclgrind, which names the line", "[grade][oclgrind]") {
+  const fs::path dir = fs::path(conv::test::scratch_dir()) / "oclgrind-class";
+  const std::string good = conv::find_step("step3-local")->embedded_source();
+  write(dir / "far-write.cl", mutate(good, "  output[y * out_width + x] = sum;",
+                                     "  output[y * out_width + x + (1 << 30)] = sum;"));
+  const auto r = conv::test::run_program("grade", {"--step", "3", dir.string(), "--case-timeout", "60"},
+                                         {}, CLCONV_GRADE_TIME_LIMIT);
+  INFO("stderr:\n" << r.err << "\nstdout:\n" << r.out);
+  REQUIRE(r.status == 0);
+  if (r.out.find("| far-write | step3-local | crash |") != std::string::npos)
+    CHECK_THAT(r.out, Contains("Oclgrind: Invalid write") && Contains("of far-write.cl: output[") &&
+                          Contains("(1 << 30)"));
+  else  // guard bands may report it as a failed case
+    CHECK_THAT(r.out, Contains("| far-write | step3-local | wrong |") &&
+                          Matches("(?:.|\n)*(past the end|out of bounds|outside)(?:.|\n)*"));
+}
