@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -30,19 +31,34 @@ using namespace conv::grade;
 
 namespace {
 
+// A step whose kernel a student's file can replace: CLCONV_KERNEL_STEP<N>
+// names it, and the step has a kernel of its own to replace.
+bool gradable(const Step& step) {
+  return !conv::test::kernel_variable(step.name()).empty() && !step.embedded_source().empty();
+}
+
 std::string gradable_steps() {
   std::string list;
   for (const auto& step : all_steps())
-    if (!conv::test::kernel_variable(step->name()).empty()) list += (list.empty() ? "" : ", ") + step->name();
+    if (gradable(*step)) list += (list.empty() ? "" : ", ") + step->name();
   return list;
 }
 
 std::string structural_help() {
-  std::string text;
-  for (const auto& step : all_steps())
-    for (const auto& check : structure_checks(step->name()))
-      text += "  " + step->name() + "  " + check.name + ": " + check.what + "\n";
-  return text.empty() ? "  (no step has any)\n" : text;
+  std::string per_step, meaning;
+  std::vector<std::string> seen;
+  for (const auto& step : all_steps()) {
+    std::string names;
+    for (const auto& check : structure_checks(step->name())) {
+      names += (names.empty() ? "" : ", ") + check.name;
+      if (std::find(seen.begin(), seen.end(), check.name) == seen.end()) {
+        seen.push_back(check.name);
+        meaning += "  " + check.name + ": " + check.what + "\n";
+      }
+    }
+    if (!names.empty()) per_step += "  " + step->name() + ": " + names + "\n";
+  }
+  return per_step.empty() ? "  (no step has any)\n" : per_step + meaning;
 }
 
 // The folder of this executable: the suite's binary is built beside it.
@@ -118,6 +134,7 @@ int run(int argc, char** argv) {
                "print the command instead");
   add_device_options(app, device_options);
   app.footer(
+      "Example: grade --step 3 submissions/ --report grades.csv (docs/coursework.md)\n"
       "Verdicts: pass; wrong (the first failing case, its worst pixel, the seed); structure (every "
       "case passes but a structural check fails); build-error (the compiler's first errors); "
       "crash (the signal, and Oclgrind's first report or the command that gets it); timeout (the "
@@ -138,7 +155,7 @@ int run(int argc, char** argv) {
   const auto step = find_step(step_name);
   setup.step_name = step->name();
   setup.variable = conv::test::kernel_variable(setup.step_name);
-  if (setup.variable.empty())
+  if (!gradable(*step))
     throw UsageError("--step: " + setup.step_name + " takes no student kernel (gradable: " + gradable_steps() + ")");
   setup.reference_source = step->embedded_source();
   if (!report.empty()) {
