@@ -205,9 +205,11 @@ CaseOutcome classify(const ChildResult& run, const std::string& case_title,
     std::string what = report.failure == CatchReport::Failure::fatal ? report.message
                        : run.signal                                  ? signal_text(run.signal)
                                                                      : "";
-    if (sanitizer != std::string::npos)
-      what += (what.empty() ? "" : "; ") +
-              run.err.substr(sanitizer + 7, run.err.find('\n', sanitizer) - sanitizer - 7);
+    if (sanitizer != std::string::npos) {  // its first line, without the registers
+      std::string line = run.err.substr(sanitizer + 7, run.err.find('\n', sanitizer) - sanitizer - 7);
+      line = line.substr(0, line.find(" (pc "));
+      what += (what.empty() ? "" : "; ") + line;
+    }
     c.reason = what + " in " + in_case;
     return c;
   }
