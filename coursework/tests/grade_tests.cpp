@@ -4,6 +4,8 @@
 #define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
+#include <stdlib.h>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -135,6 +137,10 @@ TEST_CASE("Oclgrind's first report, in one line, names the student's file and li
         "Invalid write of size 4 at global memory, line 61 of bob.cl: output[i + (1 << 30)] = sum; "
         "(work-item Global(3,0,0))");
   CHECK(summarize_oclgrind_log("", "bob.cl").empty());
+  // $OCLGRIND names the binary; one that is not there means "not installed".
+  setenv("OCLGRIND", "/no/such/oclgrind", 1);
+  CHECK(find_oclgrind().empty());
+  unsetenv("OCLGRIND");
   CaseCommand c{"/b/conformance_tests", "step3-local: sizes 1x1, 3x2", {{"CLCONV_KERNEL_STEP3", "/s/my kernel.cl"}}};
   CHECK(oclgrind_command(c) ==
         "CLCONV_PLATFORM=Oclgrind CLCONV_KERNEL_STEP3='/s/my kernel.cl' oclgrind --data-races "
