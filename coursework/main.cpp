@@ -81,19 +81,25 @@ struct Scratch {
   }
 };
 
-// SIGINT, SIGTERM and SIGHUP go to one thread, which ends every child (they
-// run in process groups of their own, out of the terminal's reach) and exits
-// without writing a report.
-void handle_interrupts(const std::string& scratch) {
+// SIGINT, SIGTERM and SIGHUP (those not ignored, as under nohup) go to one
+// thread, which ends every child (they run in process groups of their own,
+// out of the terminal's reach) and exits without writing a report. They are
+// blocked first thing in main(), before any thread exists (PoCL starts
+// some), so that no other thread takes one.
+sigset_t interrupt_signals() {
   sigset_t set;
   sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  sigaddset(&set, SIGHUP);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction current {};
+    if (sigaction(sig, nullptr, &current) == 0 && current.sa_handler != SIG_IGN) sigaddset(&set, sig);
+  }
+  return set;
+}
+
+void handle_interrupts(const sigset_t& set, const std::string& scratch) {
   std::thread([set, scratch] {
     int sig = 0;
-    sigwait(&set, &sig);
+    if (sigwait(&set, &sig) != 0) return;
     kill_all_children();
     std::error_code ec;
     fs::remove_all(scratch, ec);
@@ -102,7 +108,7 @@ void handle_interrupts(const std::string& scratch) {
   }).detach();
 }
 
-int run(int argc, char** argv) {
+int run(int argc, char** argv, const sigset_t& interrupts) {
   CLI::App app(
       "grade: grades a folder of submissions for one step with the step's conformance cases",
       "grade");
@@ -187,7 +193,7 @@ int run(int argc, char** argv) {
   if (!no_oclgrind) setup.oclgrind = find_oclgrind();
   Scratch scratch;
   setup.scratch = scratch.path;
-  handle_interrupts(scratch.path);
+  handle_interrupts(interrupts, scratch.path);
 
   setup.cases = list_cases(setup);
   if (case_timeout > 0) {
@@ -225,4 +231,8 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) { return guarded_main("grade", [&] { return run(argc, argv); }); }
+int main(int argc, char** argv) {
+  const sigset_t interrupts = interrupt_signals();
+  pthread_sigmask(SIG_BLOCK, &interrupts, nullptr);
+  return guarded_main("grade", [&] { return run(argc, argv, interrupts); });
+}
