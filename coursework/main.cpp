@@ -118,12 +118,10 @@ int run(int argc, char** argv, const sigset_t& interrupts) {
   std::int64_t seed = -1;
   bool no_oclgrind = false;
   DeviceOptions device_options;
-  app.add_option("--step", step_name, "The step graded, by number or name: " + gradable_steps())
-      ->required();
+  app.add_option("--step", step_name, "The step graded, by number or name: " + gradable_steps());
   app.add_option("submissions", folder,
                  "Folder of submissions: one NAME.cl per student, or one folder NAME/ per student "
-                 "holding the step's file (STEP.cl, convolve.cl, or its only .cl file)")
-      ->required();
+                 "holding the step's file (STEP.cl, convolve.cl, or its only .cl file)");
   app.add_option("--report", report, "Also write the grades as CSV to this file");
   app.add_option("--jobs", jobs, "Submissions graded at once")->capture_default_str()->check(CLI::Range(1, 64));
   app.add_option("--case-timeout", case_timeout,
@@ -140,7 +138,7 @@ int run(int argc, char** argv, const sigset_t& interrupts) {
                "print the command instead");
   add_device_options(app, device_options);
   app.footer(
-      "Example: grade --step 3 submissions/ --report grades.csv (docs/coursework.md)\n"
+      "Example: build/bin/grade --step 3 submissions/ --report grades.csv (docs/coursework.md)\n"
       "Verdicts: pass; wrong (the first failing case, its worst pixel, the seed); structure (every "
       "case passes but a structural check fails); build-error (the compiler's first errors); "
       "crash (the signal, and Oclgrind's first report or the command that gets it); timeout (the "
@@ -157,6 +155,8 @@ int run(int argc, char** argv, const sigset_t& interrupts) {
     return 0;
   }
 
+  if (step_name.empty()) throw UsageError("--step is required: the step graded (" + gradable_steps() + ")");
+  if (folder.empty()) throw UsageError("name the folder of submissions");
   Setup setup;
   const auto step = find_step(step_name);
   setup.step_name = step->name();

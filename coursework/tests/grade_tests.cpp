@@ -213,6 +213,8 @@ TEST_CASE("grade's command line: mistakes exit 2, a grader that cannot run exits
   CHECK(help.status == 0);
   CHECK_THAT(help.out, Contains("--case-timeout") && Contains("5 x what the step's own kernel takes") &&
                            Contains("--jobs") && Contains("--report") && Contains("step3-local"));
+  const auto list = run({"--list-devices"});
+  CHECK(list.status == 0);
   const fs::path folder = fs::path(conv::test::scratch_dir()) / "cli";
   fs::create_directories(folder);
   for (const auto& args : std::vector<std::vector<std::string>>{
