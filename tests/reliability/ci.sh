@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The reliability stages of CI (docs/reliability.md), run after the main suite:
 #   oclgrind  every step's kernels under Oclgrind    (build/, ctest --preset oclgrind)
-#   asan      the whole suite under ASan and UBSan   (build-asan/, ctest --preset asan)
+#   asan      the whole suite under ASan and UBSan   (build-asan/, ctest --preset asan),
+#             the grader's (label grade) included: build/bin/grade and every
+#             conformance process it starts, sanitized
 #   fuzz      each libFuzzer target for 60 s         (build-fuzz/, ctest --preset fuzz)
 # Usage: tests/reliability/ci.sh [STAGE...]   (default: all three, in that order)
 # Installs what the stages need on Debian 12 (as root, or through sudo) first.

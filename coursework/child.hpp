@@ -1,0 +1,45 @@
+// Child processes for the grader: each (submission, case) pair runs in its
+// own process group with a time limit, its output in files, and no way to
+// take the grader down with it (coursework/README: docs/coursework.md).
+#pragma once
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace conv::grade {
+
+using Env = std::vector<std::pair<std::string, std::string>>;
+
+struct ChildSpec {
+  std::vector<std::string> argv;  // argv[0] is the program's path
+  Env env;                        // set (or replaced) on top of the grader's own
+  std::vector<std::string> unset; // removed from the environment
+  double timeout_s = 60;
+  std::string out_path, err_path; // where stdout and stderr go
+  // Polled while the child runs; returning true ends it early (not a timeout).
+  std::function<bool()> done_early;
+};
+
+struct ChildResult {
+  int status = -1;     // exit status, or -1 when it did not exit
+  int signal = 0;      // the signal that ended it, when one did
+  bool timed_out = false, ended_early = false;
+  double seconds = 0;  // wall time
+  std::string out, err;  // the first 8 MiB of each
+};
+
+// Runs the child and waits for it. A child that outlives its limit is killed
+// with its whole process group (PoCL's threads, any helper it started).
+// Output files are capped at 64 MiB (a kernel that prints forever ends with
+// SIGXFSZ) and core dumps are off.
+ChildResult run_child(const ChildSpec& spec);
+
+// Kills every child still running and makes later run_child() calls refuse;
+// for the grader's SIGINT/SIGTERM handling.
+void kill_all_children();
+
+// "SIGSEGV (segmentation fault)" for 11, and so on.
+std::string signal_text(int signal);
+
+}  // namespace conv::grade

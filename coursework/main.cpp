@@ -1,0 +1,238 @@
+// build/bin/grade: grades a class's submissions for one step
+// (docs/coursework.md). Every submission goes through the step's
+// conformance cases, each case in a child process with a time limit, so no
+// submission can crash, hang or slow the grader; each gets one verdict and
+// a reason. Exit status: 0 when every submission was graded, whatever the
+// verdicts; 1 when the grader could not run; 2 for a command-line mistake.
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <random>
+#include <thread>
+
+#include "common/cli.hpp"
+#include "common/errors.hpp"
+#include "common/image.hpp"
+#include "common/registry.hpp"
+#include "coursework/grading.hpp"
+#include "coursework/oclgrind.hpp"
+#include "coursework/report.hpp"
+#include "coursework/structure.hpp"
+#include "tests/support.hpp"
+
+namespace fs = std::filesystem;
+using namespace conv;
+using namespace conv::grade;
+
+namespace {
+
+// A step whose kernel a student's file can replace: CLCONV_KERNEL_STEP<N>
+// names it, and the step has a kernel of its own to replace.
+bool gradable(const Step& step) {
+  return !conv::test::kernel_variable(step.name()).empty() && !step.embedded_source().empty();
+}
+
+std::string gradable_steps() {
+  std::string list;
+  for (const auto& step : all_steps())
+    if (gradable(*step)) list += (list.empty() ? "" : ", ") + step->name();
+  return list;
+}
+
+std::string structural_help() {
+  std::string per_step, meaning;
+  std::vector<std::string> seen;
+  for (const auto& step : all_steps()) {
+    std::string names;
+    for (const auto& check : structure_checks(step->name())) {
+      names += (names.empty() ? "" : ", ") + check.name;
+      if (std::find(seen.begin(), seen.end(), check.name) == seen.end()) {
+        seen.push_back(check.name);
+        meaning += "  " + check.name + ": " + check.what + "\n";
+      }
+    }
+    if (!names.empty()) per_step += "  " + step->name() + ": " + names + "\n";
+  }
+  return per_step.empty() ? "  (no step has any)\n" : per_step + meaning;
+}
+
+// The folder of this executable: the suite's binary is built beside it.
+std::string own_folder() {
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? "." : self.parent_path().string();
+}
+
+struct Scratch {
+  std::string path;
+  Scratch() {
+    std::string templ = (fs::temp_directory_path() / "clconv-grade-XXXXXX").string();
+    if (!mkdtemp(templ.data())) throw Error("cannot create a temporary folder in " + fs::temp_directory_path().string());
+    path = templ;
+  }
+  ~Scratch() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+// SIGINT, SIGTERM and SIGHUP (those not ignored, as under nohup) go to one
+// thread, which ends every child (they run in process groups of their own,
+// out of the terminal's reach) and exits without writing a report. They are
+// blocked first thing in main(), before any thread exists (PoCL starts
+// some), so that no other thread takes one.
+sigset_t interrupt_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction current {};
+    if (sigaction(sig, nullptr, &current) == 0 && current.sa_handler != SIG_IGN) sigaddset(&set, sig);
+  }
+  return set;
+}
+
+void handle_interrupts(const sigset_t& set, const std::string& scratch) {
+  std::thread([set, scratch] {
+    int sig = 0;
+    if (sigwait(&set, &sig) != 0) return;
+    kill_all_children();
+    std::error_code ec;
+    fs::remove_all(scratch, ec);
+    std::cerr << "grade: interrupted; no report written" << std::endl;
+    _exit(128 + sig);
+  }).detach();
+}
+
+int run(int argc, char** argv, const sigset_t& interrupts) {
+  CLI::App app(
+      "grade: grades a folder of submissions for one step with the step's conformance cases",
+      "grade");
+  std::string step_name, folder, report;
+  int jobs = 1;
+  double case_timeout = 0;
+  std::int64_t seed = -1;
+  bool no_oclgrind = false;
+  DeviceOptions device_options;
+  app.add_option("--step", step_name, "The step graded, by number or name: " + gradable_steps());
+  app.add_option("submissions", folder,
+                 "Folder of submissions: one NAME.cl per student, or one folder NAME/ per student "
+                 "holding the step's file (STEP.cl, convolve.cl, or its only .cl file)");
+  app.add_option("--report", report, "Also write the grades as CSV to this file");
+  app.add_option("--jobs", jobs, "Submissions graded at once")->capture_default_str()->check(CLI::Range(1, 64));
+  app.add_option("--case-timeout", case_timeout,
+                 "Seconds each case may take. Default: " + std::to_string(int(kLimitMultiple)) +
+                     " x what the step's own kernel takes on that case, measured first (under the "
+                     "same --jobs), and at least " + std::to_string(int(kMinCaseLimit)) + " s")
+      ->check(CLI::Range(0.1, 86400.0));
+  app.add_option("--seed", seed,
+                 "CLCONV_TEST_SEED for every case, so every student meets the same images and "
+                 "filters (default: a fresh one, printed)")
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{4294967295}));
+  app.add_flag("--no-oclgrind", no_oclgrind,
+               "Do not run a crashed case under Oclgrind (found as $OCLGRIND or on the PATH); "
+               "print the command instead");
+  add_device_options(app, device_options);
+  app.footer(
+      "Example: build/bin/grade --step 3 submissions/ --report grades.csv (docs/coursework.md)\n"
+      "Verdicts: pass; wrong (the first failing case, its worst pixel, the seed); structure (every "
+      "case passes but a structural check fails); build-error (the compiler's first errors); "
+      "crash (the signal, and Oclgrind's first report or the command that gets it); timeout (the "
+      "case and its limit; later cases are not run); missing or unreadable (the path and why).\n"
+      "Structural checks (read from the source, comments removed):\n" + structural_help() +
+      "Report: a Markdown table on standard output, --report CSV with the columns "
+      "student,step,verdict,cases_passed,cases_total,reason,seconds, a progress line per "
+      "submission on standard error.\n"
+      "Exit status: 0 when every submission was graded (whatever the verdicts), 1 when the "
+      "grader could not run, 2 for a command-line mistake.");
+  if (int rc = parse_command_line(app, argc, argv); rc >= 0) return rc;
+  if (device_options.list) {
+    print_device_list(std::cout);
+    return 0;
+  }
+
+  if (step_name.empty()) throw UsageError("--step is required: the step graded (" + gradable_steps() + ")");
+  if (folder.empty()) throw UsageError("name the folder of submissions");
+  Setup setup;
+  const auto step = find_step(step_name);
+  setup.step_name = step->name();
+  setup.variable = conv::test::kernel_variable(setup.step_name);
+  if (!gradable(*step))
+    throw UsageError("--step: " + setup.step_name + " takes no student kernel (gradable: " + gradable_steps() + ")");
+  setup.reference_source = step->embedded_source();
+  if (!report.empty()) {
+    const fs::path parent = fs::absolute(report).parent_path();
+    if (!fs::is_directory(parent)) throw UsageError("--report: no folder " + parent.string());
+  }
+  std::vector<std::string> skipped;
+  const auto submissions = find_submissions(fs::absolute(folder).lexically_normal().string(),
+                                            setup.step_name, skipped);
+  if (submissions.empty())
+    throw Error(folder + ": no submissions (NAME.cl files or NAME/ folders) in it");
+  if (!skipped.empty())
+    std::cerr << "grade: skipped " << skipped.size() << " entries that are neither .cl files nor folders"
+              << " (" << skipped.front() << (skipped.size() > 1 ? ", ..." : "") << ")\n";
+
+  const DeviceEntry device = choose_device(device_options.choice);
+  const DeviceFacts facts = read_facts(device.device);
+  const auto& c = device_options.choice;
+  if (!c.platform.empty()) setup.device_env.push_back({"CLCONV_PLATFORM", c.platform});
+  if (!c.device.empty()) setup.device_env.push_back({"CLCONV_DEVICE", c.device});
+  if (!c.type.empty()) setup.device_env.push_back({"CLCONV_DEVICE_TYPE", c.type});
+
+  setup.conformance = own_folder() + "/conformance_tests";
+  if (access(setup.conformance.c_str(), X_OK) != 0)
+    throw Error(setup.conformance + ": the conformance suite's binary is missing (build it: "
+                "cmake --build --preset default)");
+  setup.seed = seed >= 0 ? static_cast<std::uint32_t>(seed) : std::random_device{}();
+  setup.oclgrind_wanted = !no_oclgrind;
+  if (!no_oclgrind) setup.oclgrind = find_oclgrind();
+  Scratch scratch;
+  setup.scratch = scratch.path;
+  handle_interrupts(interrupts, scratch.path);
+
+  setup.cases = list_cases(setup);
+  if (case_timeout > 0) {
+    setup.limits.assign(setup.cases.size(), case_timeout);
+  } else {
+    std::cerr << "grade: timing " << setup.step_name << "'s own kernel on its " << setup.cases.size()
+              << " cases (the default limits)" << std::endl;
+    calibrate(setup, jobs);
+  }
+  double low = 1e300, high = 0;
+  for (double l : setup.limits) low = std::min(low, l), high = std::max(high, l);
+  char limits[64];
+  std::snprintf(limits, sizeof limits, low == high ? "%.0f s" : "%.0f to %.0f s", low, high);
+  std::cerr << "grade: " << submissions.size() << " submissions for " << setup.step_name << " on "
+            << facts.name << ", " << setup.cases.size() << " cases each (limits " << limits
+            << "), seed " << setup.seed << ", " << jobs << " at a time" << std::endl;
+
+  int done = 0;
+  const auto grades = grade_all(setup, submissions, jobs, [&](const Grade& g) {
+    std::cerr << "grade: " << progress_line(g, ++done, static_cast<int>(submissions.size())) << std::endl;
+  });
+
+  const std::string title = "Grades for " + setup.step_name + " on " + facts.name + " (" +
+                            facts.platform + "), seed " + std::to_string(setup.seed) +
+                            ", case limits " + limits;
+  print_markdown(std::cout, title, setup.step_name, grades);
+  std::cout.flush();
+  if (!report.empty()) {
+    const std::string csv = grades_csv(setup.step_name, grades);
+    write_file_atomically(report, std::vector<std::uint8_t>(csv.begin(), csv.end()));
+    std::cerr << "grade: wrote " << report << std::endl;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const sigset_t interrupts = interrupt_signals();
+  pthread_sigmask(SIG_BLOCK, &interrupts, nullptr);
+  return guarded_main("grade", [&] { return run(argc, argv, interrupts); });
+}

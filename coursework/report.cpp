@@ -1,0 +1,71 @@
+#include "coursework/report.hpp"
+
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+namespace conv::grade {
+
+namespace {
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string q = "\"";
+  for (char c : text) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+// One table cell: no line breaks, and a | would end the cell.
+std::string md_cell(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n' || c == '\r') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+
+std::string seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", s);
+  return buf;
+}
+
+}  // namespace
+
+std::string grades_csv(const std::string& step_name, const std::vector<Grade>& grades) {
+  std::ostringstream out;
+  out << "student,step,verdict,cases_passed,cases_total,reason,seconds\n";
+  for (const auto& g : grades)
+    out << csv_field(g.student) << ',' << csv_field(step_name) << ',' << verdict_name(g.verdict)
+        << ',' << g.cases_passed << ',' << g.cases_total << ',' << csv_field(g.reason) << ','
+        << seconds(g.seconds) << '\n';
+  return out.str();
+}
+
+void print_markdown(std::ostream& out, const std::string& title, const std::string& step_name,
+                    const std::vector<Grade>& grades) {
+  out << title << "\n\n"
+      << "| student | step | verdict | cases | seconds | reason |\n"
+      << "| --- | --- | --- | --- | ---: | --- |\n";
+  std::map<std::string, int> counts;
+  for (const auto& g : grades) {
+    ++counts[verdict_name(g.verdict)];
+    out << "| " << md_cell(g.student) << " | " << step_name << " | " << verdict_name(g.verdict)
+        << " | " << g.cases_passed << "/" << g.cases_total << " | " << seconds(g.seconds) << " | "
+        << md_cell(g.reason) << " |\n";
+  }
+  out << "\n" << grades.size() << " submission(s):";
+  bool first = true;
+  for (const auto& [verdict, n] : counts) out << (first ? " " : ", ") << n << " " << verdict, first = false;
+  out << "\n";
+}
+
+std::string progress_line(const Grade& g, int done, int total) {
+  return "[" + std::to_string(done) + "/" + std::to_string(total) + "] " + g.student + ": " +
+         verdict_name(g.verdict) + ", " + std::to_string(g.cases_passed) + "/" +
+         std::to_string(g.cases_total) + " cases, " + seconds(g.seconds) + " s";
+}
+
+}  // namespace conv::grade
