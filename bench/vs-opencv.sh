@@ -8,10 +8,17 @@
 #   bench/vs-opencv.sh [sweep device options]      run both, print the ratios
 #   bench/vs-opencv.sh --from FILE.csv             only print them, from a CSV
 #                                                  of bench/results.sh
+#   bench/vs-opencv.sh --save FILE.csv [options]   run, keep the CSV, and the
+#                                                  load average in FILE-load.txt
 # Environment: VS_IMAGE (2048x2048), VS_REPS (5), BUILD (build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build="${BUILD:-build}"
+save=""
+if [ "${1:-}" = "--save" ]; then
+  save="${2:?usage: bench/vs-opencv.sh --save FILE.csv [sweep device options]}"
+  shift 2
+fi
 if [ "${1:-}" = "--from" ]; then
   csv="${2:?usage: bench/vs-opencv.sh --from FILE.csv}"
 else
@@ -21,7 +28,8 @@ else
   trap 'rm -rf "$tmp"' EXIT
   csv="$tmp/all.csv"
   image="${VS_IMAGE:-2048x2048}" reps="${VS_REPS:-5}" filters=box:3,box:5,box:7,box:15,box:31
-  echo "vs-opencv.sh: load average before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+  before="$(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "vs-opencv.sh: load average before: $before" >&2
   "$build/bin/sweep" --steps 6 --images "$image" --filters "$filters" --wgs auto --reps "$reps" \
     --no-check --output "$tmp/step6.csv" "$@"
   threads=1
@@ -29,7 +37,12 @@ else
   cp "$tmp/step6.csv" "$csv"
   "$build/bin/opencv-filter2d" --images "$image" --filters "$filters" --reps "$reps" \
     --threads "$threads" --no-header >> "$csv"
-  echo "vs-opencv.sh: load average after: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+  after="$(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "vs-opencv.sh: load average after: $after" >&2
+  if [ -n "$save" ]; then
+    cp "$csv" "$save.tmp" && mv "$save.tmp" "$save"
+    echo "load average (1, 5, 15 min) before: $before, after: $after" > "${save%.csv}-load.txt"
+  fi
 fi
 # The columns by name (quoted fields hold no commas in these rows' numbers).
 python3 - "$csv" <<'PY'

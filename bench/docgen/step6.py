@@ -111,6 +111,36 @@ def perf(tag, script="experiments"):
                           "same as box filters)" if gpu else ""))
 
 
+def vs_opencv(tag):
+    """Step 6's default against OpenCV in one short run (bench/vs-opencv.sh --save), with the CPU goals."""
+    rows = load("vs-opencv-" + tag)
+    load_path = os.path.join(RESULTS, "vs-opencv-%s-load.txt" % tag)
+    load_note = open(load_path).read().strip() if os.path.exists(load_path) else "not recorded"
+    body = []
+    for w in WIDTHS:
+        s6 = pick(rows, step="step6-multioutput", filter_width=w)
+        if not s6:
+            continue
+        f1 = pick(rows, step="opencv.filter2D", variant="threads=1", filter_width=w)
+        f2 = pick(rows, step="opencv.filter2D", variant="threads=2", filter_width=w)
+        seps = [r for r in rows if r["step"] == "opencv.sepFilter2D" and r["filter_width"] == w]
+        sep = min(seps, key=lambda r: float(r["median_ms"])) if seps else None
+        ms6 = float(s6["median_ms"])
+        if int(w) <= 7:
+            goal = "as fast as filter2D, 2 threads: " + ("met" if f2 and ms6 <= float(f2["median_ms"]) else "not met")
+        else:
+            goal = "≥ 35 % FMA: " + ("met" if s6["limit"] == "fma" and float(s6["pct_limit"]) >= 35 else "not met")
+        body.append(["F = " + w, fmt(s6["median_ms"]), "{} % {}".format(fmt(s6["pct_limit"]), s6["limit"]),
+                     fmt(f1["median_ms"]) if f1 else "-", fmt(f2["median_ms"]) if f2 else "-",
+                     "{} ({})".format(fmt(sep["median_ms"]), sep["variant"]) if sep else "-",
+                     "{:.2f}x".format(float(f2["median_ms"]) / ms6) if f2 else "-", goal])
+    return table(["filter", "step 6 ms", "step 6: % of limit", "filter2D 1 thread", "filter2D 2 threads",
+                  "sepFilter2D, fastest", "filter2D 2t / step 6", "goal"], body) + caption(
+        rows, "bench/vs-opencv.sh --save docs/results/vs-opencv-{}.csv".format(tag)) + (
+        "\nMedian ms over {} calls, {}x{}, box filters; step 6 with its default configuration. "
+        "Machine load during the run, {}.\n".format(s6["reps"], s6["width"], s6["height"], load_note))
+
+
 def tuning(tag):
     """Per width: the fastest shape of the search, the default's time, and the alternatives."""
     rows = load("tuning-" + tag)
@@ -229,7 +259,7 @@ def kernel_info(tag):
 
 GENERATORS = {"step6-blocks": blocks, "step6-tuning": tuning, "step6-unroll": unroll, "step6-perf": perf,
               "step6-bank": bank, "step6-volume": volume, "step6-kernel-info": kernel_info,
-              "step6-ptx-mix": ptx_mix}
+              "step6-ptx-mix": ptx_mix, "step6-vs-opencv": vs_opencv}
 
 
 def figures(plt):
