@@ -16,10 +16,16 @@
 #   blocks   step 6's block sizes and work-groups, F = 3, 5, 7, 15, 31, on
 #            $BLOCKS_IMAGE (default 8192x8192), work-groups $BLOCKS_WGS: the
 #            sweep behind its defaults
+#   tuning   step 6's shapes on $TUNING_IMAGE (default 8192x8192): blocks x
+#            work-groups at F = 3, 5, 7 (tile rows unrolled); at F = 15, 31
+#            the weights in constant or local memory, the rows loop kept;
+#            then unrolled; then the vector shape. The search behind the
+#            GPU's defaults; TUNING_PARTS="small large unrolled vectors"
 #   unroll   step 6 with and without the tile-row loop unrolled, F = 3, 5, 7,
 #            on $BLOCKS_IMAGE (default 8192x8192)
 #   perf     every step at F = 3, 5, 7, 15, 31 on $PERF_IMAGE (default
-#            8192x8192), step 6 with its default block; step 4 also as
+#            8192x8192), each with its default work-group (16x16; step 6
+#            tunes its own) and step 6 with its default block; step 4 also as
 #            "fixed", the variant step 5 builds on
 #   bank     step 6's filter bank: 1, 2, 4, 8, 16 random filters of F = 3 and
 #            7 in one pass against as many separate passes, on $BANK_IMAGE
@@ -40,7 +46,7 @@ out="$results/$name-$tag.csv"
 sweep=build/bin/sweep
 bin=$(dirname "$sweep")
 tmp="$out.tmp.$$"   # bank and volume write here first: a failed run leaves no CSV behind
-trap 'rm -f "$tmp"' EXIT
+trap 'rm -f "$tmp" "$tmp".*.csv' EXIT
 case "$name" in
   bank)    { "$bin/step6-bank" --image "synthetic:${BANK_IMAGE:-8192x8192}" --filter-width 3 \
                --reps "${BANK_REPS:-20}" --csv "$@"
@@ -49,6 +55,33 @@ case "$name" in
            mv "$tmp" "$out"; exit 0 ;;
   volume)  "$bin/step6-volume" --size "${VOLUME_SIZE:-256}" --filter-width 7 --reps "${VOLUME_REPS:-10}" \
              --csv "$@" > "$tmp"
+           mv "$tmp" "$out"; exit 0 ;;
+  tuning)  t=(--steps 6 --images "${TUNING_IMAGE:-8192x8192}" --reps "${TUNING_REPS:-10}" --no-check)
+           parts=()
+           for part in ${TUNING_PARTS:-small large unrolled vectors}; do
+             case "$part" in
+               small) opts=(--filters box:3,box:5,box:7 --wgs "${TUNING_WGS:-16x16,32x4,16x8,32x8,64x2,8x8}"
+                            --set shape=rows --set unroll=on --set weights=constant
+                            --set block=4x4,4x8,8x4,8x8,4x16,16x4,8x2) ;;
+               large) opts=(--filters box:15,box:31 --wgs "${TUNING_WGS_LARGE:-16x16,16x8,8x8,32x4,32x8}"
+                            --set shape=rows --set unroll=off --set weights=constant,local
+                            --set block=4x4,4x8,8x4,8x8,4x16) ;;
+               unrolled) opts=(--filters box:15,box:31 --wgs 16x16,16x8 --set shape=rows --set unroll=on
+                               --set weights=constant --set block=4x4,4x8) ;;
+               vectors) opts=(--filters box:3,box:7,box:15,box:31 --wgs 16x16 --set shape=vectors
+                              --set unroll=off --set weights=constant --set block=4x4,8x4,16x2,16x4) ;;
+               *) echo "experiments.sh: unknown tuning part '$part'" >&2; exit 2 ;;
+             esac
+             # A part that fails or runs too long (a huge unrolled kernel) is left out, with a note.
+             if timeout "${TUNING_PART_LIMIT:-300}" "$sweep" "${t[@]}" "${opts[@]}" --output "$tmp.$part.csv" "$@"; then
+               parts+=("$tmp.$part.csv")
+             else
+               echo "experiments.sh: tuning part '$part' failed or timed out" >&2
+             fi
+           done
+           [ ${#parts[@]} -gt 0 ] || exit 1
+           awk 'FNR > 1 || NR == 1' "${parts[@]}" > "$tmp"
+           rm -f "${parts[@]}"
            mv "$tmp" "$out"; exit 0 ;;
   seed001) exec "$sweep" --steps 1,2,3,4 --variants default --images 600x400 \
              --filters box:3,box:5,box:7 --wgs 8x8,16x16,32x32 --serial --reps 20 \
@@ -62,11 +95,11 @@ case "$name" in
              --reps 20 --output "$out" "$@" ;;
   blocks)  exec "$sweep" --steps 6 --images "${BLOCKS_IMAGE:-8192x8192}" \
              --filters box:3,box:5,box:7,box:15,box:31 --wgs "${BLOCKS_WGS:-16x16,32x8,16x8,32x4,8x8}" \
-             --set block=4x1,4x2,4x4,4x8,8x2,8x4,8x8,16x2 --reps "${BLOCKS_REPS:-20}" --no-check \
+             --set block=4x1,4x2,4x4,4x8,8x2,8x4,8x8,16x2,16x4 --reps "${BLOCKS_REPS:-20}" --no-check \
              --output "$out" "$@" ;;
   unroll)  exec "$sweep" --steps 6 --images "${BLOCKS_IMAGE:-8192x8192}" --filters box:3,box:5,box:7 \
              --wgs 16x16,16x8 --set unroll=on,off --reps 20 --no-check --output "$out" "$@" ;;
-  perf)    exec "$sweep" --steps 1,2,3,4,5,6 --variants default,fixed --images "${PERF_IMAGE:-8192x8192}" \
+  perf)    exec "$sweep" --steps 1,2,3,4,5,6 --variants default,fixed --images "${PERF_IMAGE:-8192x8192}" --wgs auto \
              --filters box:3,box:5,box:7,box:15,box:31 --reps 20 --no-check --output "$out" "$@" ;;
   *) echo "experiments.sh: unknown experiment '$name'" >&2; exit 2 ;;
 esac

@@ -21,13 +21,13 @@ int main(int argc, char** argv) {
   return guarded_main("kernel-info", [&]() -> int {
     CLI::App app("kernel-info: compiler facts and the program binary of one step's kernel", "kernel-info");
     DeviceOptions device_options;
-    std::string step_name = "6", filter_spec = "motion45", variant, wg = "16x16", dir, kernel_file;
+    std::string step_name = "6", filter_spec = "motion45", variant, wg = "auto", dir, kernel_file;
     std::vector<std::string> sets;
     app.add_option("--step", step_name, "Step by name or number")->capture_default_str();
     app.add_option("--filter", filter_spec, "Filter spec (its width is what matters)")->capture_default_str();
     app.add_option("--variant", variant, "Variant (default: the step's first)");
     app.add_option("--set", sets, "A step setting NAME=VALUE");
-    app.add_option("--wg", wg, "Work-group shape")->capture_default_str();
+    app.add_option("--wg", wg, "Work-group shape, or auto (the step's default)")->capture_default_str();
     app.add_option("--dir", dir, "Write each program binary into this folder");
     app.add_option("--kernel", kernel_file, "Build this OpenCL file instead of the step's embedded kernel");
     add_device_options(app, device_options);
@@ -41,13 +41,14 @@ int main(int argc, char** argv) {
       if (eq == std::string::npos) throw UsageError("--set: expected NAME=VALUE, got '" + s + "'");
       run.settings[s.substr(0, eq)] = s.substr(eq + 1);
     }
-    std::tie(run.wg_x, run.wg_y) = parse_size(wg, "--wg", 1 << 14);
     if (!kernel_file.empty()) {
       run.kernel_source = read_text_file(kernel_file);
       run.kernel_label = kernel_file;
     }
     DeviceContext device(device_options.choice);
     const Filter filter = parse_filter_spec(filter_spec);
+    std::tie(run.wg_x, run.wg_y) = wg == "auto" ? step->default_work_group(device.facts(), filter.width)
+                                                : parse_size(wg, "--wg", 1 << 14);
     run_step(*step, device, make_problem(synthetic_image(64, 64), filter, Border::zero), run, 1);
     const bool nvidia = device.facts().platform.find("NVIDIA") != std::string::npos;
     int n = 0;

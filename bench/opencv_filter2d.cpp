@@ -1,5 +1,6 @@
 // opencv-filter2d: the tool a C++ programmer would reach for instead of the
-// steps, cv::filter2D on the CPU, timed on the same inputs as `sweep` and
+// steps, cv::filter2D on the CPU (and cv::sepFilter2D, a row pass and a
+// column pass, for the filters that are separable: box, gaussian), timed on the same inputs as `sweep` and
 // checked against the same serial reference. One CSV row per image and
 // filter, in the columns every tool shares, so that its rows can sit in the
 // same file as a sweep's (bench/results.sh appends them).
@@ -8,6 +9,7 @@
 // is what filter2D computes), the anchor at F/2 (filter2D's default), and the
 // border as our padding makes it: `zero` is BORDER_CONSTANT (zeros), `clamp`
 // is BORDER_REPLICATE. Built only when CMake finds OpenCV (bench/opencv.cmake).
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -51,12 +53,35 @@ std::string cpu_name() {
   return "";
 }
 
+// The filter as a column times a row (ky * kx^T), if it is one to float
+// precision (box and gaussian are): the pivot's row and column, scaled.
+bool separate(const Filter& filter, cv::Mat& kx, cv::Mat& ky) {
+  const int n = filter.width;
+  const auto& w = filter.weights;
+  int pivot = 0;
+  for (int i = 1; i < n * n; ++i)
+    if (std::abs(w[i]) > std::abs(w[pivot])) pivot = i;
+  const float p = w[pivot];
+  if (p == 0.0f) return false;
+  const int pr = pivot / n, pc = pivot % n;
+  kx.create(n, 1, CV_32F);
+  ky.create(n, 1, CV_32F);
+  for (int i = 0; i < n; ++i) {
+    kx.at<float>(i) = w[pr * n + i] / p;
+    ky.at<float>(i) = w[i * n + pc];
+  }
+  for (int r = 0; r < n; ++r)
+    for (int c = 0; c < n; ++c)
+      if (std::abs(ky.at<float>(r) * kx.at<float>(c) - w[r * n + c]) > 1e-6f * std::abs(p)) return false;
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   return guarded_main("opencv-filter2d", [&]() -> int {
     CLI::App app(
-        "opencv-filter2d: time cv::filter2D (CV_32F, on the CPU) on the same images and filters as "
+        "opencv-filter2d: time cv::filter2D (and cv::sepFilter2D for separable filters; CV_32F, on the CPU) on the same images and filters as "
         "sweep, check it against the serial reference, print CSV rows in the shared columns",
         "opencv-filter2d");
     DeviceOptions device_options;
@@ -130,6 +155,11 @@ int main(int argc, char** argv) {
         const Reference reference = reference_correlate(problem.padded, filter);
         cv::Mat kernel(filter.width, filter.width, CV_32F, const_cast<float*>(filter.weights.data()));
         const cv::Point anchor(filter.width / 2, filter.width / 2);
+        // filter2D for every filter; sepFilter2D too where the filter is separable.
+        cv::Mat kx, ky;
+        const bool separable = separate(filter, kx, ky);
+        for (const bool sep : {false, true}) {
+        if (sep && !separable) continue;
         for (int threads : thread_counts) {
           cv::setNumThreads(threads);
           const std::string variant = "threads=" + std::to_string(cv::getNumThreads());
@@ -137,14 +167,19 @@ int main(int argc, char** argv) {
                     << ", " << variant << "\n";
           Image out(image.width, image.height);
           cv::Mat dst(out.height, out.width, CV_32F, out.pixels.data());
-          auto call = [&] { cv::filter2D(src, dst, CV_32F, kernel, anchor, 0.0, cv_border); };
+          auto call = [&] {
+            if (sep)
+              cv::sepFilter2D(src, dst, CV_32F, kx, ky, anchor, 0.0, cv_border);
+            else
+              cv::filter2D(src, dst, CV_32F, kernel, anchor, 0.0, cv_border);
+          };
           call();  // untimed: allocations, and the result that is checked
           if (dst.data != reinterpret_cast<uchar*>(out.pixels.data()))
             throw Error("cv::filter2D reallocated its output");
           const auto cmp = compare_with_reference(out, reference, filter.width);
           const Stats stats = time_host(call, reps);
 
-          Row row = problem_row(facts, "opencv.filter2D", variant, problem);
+          Row row = problem_row(facts, sep ? "opencv.sepFilter2D" : "opencv.filter2D", variant, problem);
           fill_metrics(row, stats, static_cast<long long>(problem.padded.pixels.size()));
           const double outputs = static_cast<double>(row.width) * row.height;
           const double flops = 2.0 * filter.width * filter.width * outputs;
@@ -164,6 +199,7 @@ int main(int argc, char** argv) {
           }
           write_csv_row(std::cout, row);
           std::cout.flush();
+        }
         }
       }
     }

@@ -76,7 +76,9 @@ int main(int argc, char** argv) {
     app.add_option("--filters", filters_text,
                    "Filter specs, comma-separated; kind:A..B expands to widths A to B")
         ->capture_default_str();
-    app.add_option("--wgs", wgs_text, "Work-group shapes, comma-separated")->capture_default_str();
+    app.add_option("--wgs", wgs_text,
+                   "Work-group shapes, comma-separated; auto: each step's default (step 6 tunes its own)")
+        ->capture_default_str();
     app.add_option("--set", set_texts,
                    "A step's own option and the values to sweep, NAME=V1,V2 (for example "
                    "aligned=on,off or block=4x4,8x8); steps without it ignore it");
@@ -113,7 +115,8 @@ int main(int argc, char** argv) {
                 << "'s embedded kernel\n";
     }
     std::vector<std::pair<int, int>> wgs;
-    for (const auto& w : split_list(wgs_text)) wgs.push_back(parse_size(w, "--wgs", 1 << 14));
+    for (const auto& w : split_list(wgs_text))  // auto: {0, 0}, each step's own default
+      wgs.push_back(w == "auto" ? std::pair<int, int>{0, 0} : parse_size(w, "--wgs", 1 << 14));
     const auto filter_specs = expand_filters(filters_text);
     std::vector<Filter> filters;
     for (const auto& f : filter_specs) filters.push_back(parse_filter_spec(f));
@@ -237,13 +240,14 @@ int main(int argc, char** argv) {
               RunOptions options;
               options.variant = variant;
               options.settings = combo;
-              options.wg_x = wg_x;
-              options.wg_y = wg_y;
+              std::tie(options.wg_x, options.wg_y) =
+                  wg_x > 0 ? std::pair<int, int>{wg_x, wg_y}
+                           : step->default_work_group(device.facts(), filter.width);
               options.kernel_source = kernel_source;
               options.kernel_label = kernel_file;
               std::cerr << "sweep: [" << done << "/" << total << "] " << step->name() << " "
                         << step->describe(options) << ", " << image.width << "x" << image.height << ", "
-                        << filter.name << ", wg " << wg_x << "x" << wg_y << "\n";
+                        << filter.name << ", wg " << options.wg_x << "x" << options.wg_y << "\n";
               RunResult result;
               try {
                 result = run_step(*step, device, problem, options, reps);

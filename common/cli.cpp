@@ -81,7 +81,7 @@ int step_main(int argc, char** argv, Step& step) {
     CLI::App app(step.name() + ": " + step.summary(), step.name());
     DeviceOptions device_options;
     ProblemOptions problem_options;
-    std::string wg = "16x16", output, kernel_file, variant;
+    std::string wg = "auto", output, kernel_file, variant;
     std::map<std::string, std::string> run_settings;
     int reps = 10;
     bool verify = false, csv = false;
@@ -97,7 +97,8 @@ int step_main(int argc, char** argv, Step& step) {
       opt->default_str(setting.default_value);
       if (!setting.choices.empty()) opt->check(CLI::IsMember(setting.choices));
     }
-    app.add_option("--wg", wg, "Work-group shape WxH")->capture_default_str();
+    app.add_option("--wg", wg, "Work-group shape WxH, or auto (16x16 unless the step tunes its own)")
+        ->capture_default_str();
     app.add_option("--reps", reps, "Timed launches (after one warm-up)")
         ->capture_default_str()
         ->check(CLI::Range(1, 100000));
@@ -114,7 +115,7 @@ int step_main(int argc, char** argv, Step& step) {
       return 0;
     }
     RunOptions run;
-    std::tie(run.wg_x, run.wg_y) = parse_size(wg, "--wg", 1 << 14);
+    if (wg != "auto") std::tie(run.wg_x, run.wg_y) = parse_size(wg, "--wg", 1 << 14);
     run.variant = variant;
     for (const auto& [name, value] : run_settings)
       if (!value.empty()) run.settings[name] = value;
@@ -130,6 +131,7 @@ int step_main(int argc, char** argv, Step& step) {
     const Problem problem = make_problem(image, filter, border);
 
     DeviceContext device(device_options.choice);
+    if (wg == "auto") std::tie(run.wg_x, run.wg_y) = step.default_work_group(device.facts(), filter.width);
     RunResult result = run_step(step, device, problem, run, reps);
 
     Row row = problem_row(device.facts(), step.name(), step.describe(run), problem);

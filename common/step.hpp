@@ -4,6 +4,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/border.hpp"
@@ -74,6 +75,10 @@ class Step {
   virtual std::string builds_on() const { return ""; }
   virtual std::unique_ptr<Launch> prepare(DeviceContext& device, const Problem& problem,
                                           const RunOptions& options) = 0;
+  // The work-group shape `--wg auto` (the default) gives this step.
+  virtual std::pair<int, int> default_work_group(const DeviceFacts&, int /*filter_width*/) const {
+    return {16, 16};
+  }
 
   // The source to build: --kernel's file if given, else the embedded one.
   std::string source(const RunOptions& options) const;

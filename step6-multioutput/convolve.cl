@@ -34,6 +34,12 @@
 // live in registers. The launcher sizes the output to whole blocks (row
 // pitch a multiple of 4), so blocks are stored as float4s with no range guard.
 //
+// Two switches choose the shape of the inner loops (the lesson measures
+// both): -D WEIGHTS_LOCAL copies the weights into local memory, each filter
+// row padded to whole float4s so that four weights come with one load; and
+// -D VECTOR_BLOCK makes each row of the block one floatN vector (N =
+// BLOCK_X), the shape a CPU's SIMD units want.
+//
 // The host padded the input by the filter's reach, so the work-item at
 // (x, y) correlates the F x F window whose top-left corner is input (x, y)
 // and needs no border logic at all.
@@ -50,6 +56,19 @@ __kernel void convolve(__global const float* input,   // padded, in_pitch floats
                        const int tile_height) {       // work-group height * BLOCK_Y + F - 1
   const int lx = get_local_id(0);
   const int ly = get_local_id(1);
+#define F FILTER_WIDTH
+#ifdef WEIGHTS_LOCAL
+#define WEIGHTS_PITCH (4 * ((F + 3) / 4))  // a filter row, padded to whole float4s
+  __local float4 weights4[F * WEIGHTS_PITCH / 4];
+  __local float* weights = (__local float*)weights4;
+  for (int i = ly * get_local_size(0) + lx; i < F * WEIGHTS_PITCH; i += get_local_size(0) * get_local_size(1)) {
+    const int r = i / WEIGHTS_PITCH, c = i % WEIGHTS_PITCH;
+    weights[i] = c < F ? filter[r * F + c] : 0.0f;
+  }
+#define WEIGHT(r, c) weights[(r) * WEIGHTS_PITCH + (c)]
+#else
+#define WEIGHT(r, c) filter[(r) * F + (c)]
+#endif
 
   // Copy the tile and its halo. The tile is larger than the work-group, so
   // each work-item loads several float4s, striding by the work-group size.
@@ -73,7 +92,38 @@ __kernel void convolve(__global const float* input,   // padded, in_pitch floats
   // Every work-item of the group must arrive here before any reads the tile.
   barrier(CLK_LOCAL_MEM_FENCE);
 
-#define F FILTER_WIDTH
+  const int x = (get_group_id(0) * get_local_size(0) + lx) * BLOCK_X;
+  const int y = (get_group_id(1) * get_local_size(1) + ly) * BLOCK_Y;
+#ifdef VECTOR_BLOCK
+  // Output row by of the block is one vector of BLOCK_X sums. Filter tap
+  // (r, c) adds w times the BLOCK_X tile values from column c on: one
+  // unaligned vector load per vector multiply-add, each weight loaded once
+  // for the BLOCK_Y rows.
+#define VEC_(n) float##n
+#define VEC(n) VEC_(n)
+#define VLOAD_(n) vload##n
+#define VLOAD(n) VLOAD_(n)
+#define VSTORE_(n) vstore##n
+#define VSTORE(n) VSTORE_(n)
+  VEC(BLOCK_X) vsum[BLOCK_Y];
+#pragma unroll
+  for (int by = 0; by < BLOCK_Y; by++) vsum[by] = (VEC(BLOCK_X))(0.0f);
+#ifdef UNROLL_ROWS
+#pragma unroll
+#endif
+  for (int r = 0; r < F; r++) {
+    const int t = (ly * BLOCK_Y + r) * tile_width + lx * BLOCK_X;
+#pragma unroll
+    for (int c = 0; c < F; c++) {
+      const float w = WEIGHT(r, c);
+#pragma unroll
+      for (int by = 0; by < BLOCK_Y; by++)
+        vsum[by] += w * VLOAD(BLOCK_X)(0, tile + t + by * tile_width + c);
+    }
+  }
+#pragma unroll
+  for (int by = 0; by < BLOCK_Y; by++) VSTORE(BLOCK_X)(vsum[by], 0, output + (y + by) * out_pitch + x);
+#else
 #define ROW_FLOAT4S ((BLOCK_X + F - 1 + 3) / 4)  // the tile row under a block, in float4s
   float sum[BLOCK_Y][BLOCK_X];
 #pragma unroll
@@ -98,7 +148,7 @@ __kernel void convolve(__global const float* input,   // padded, in_pitch floats
       if (r >= 0 && r < F) {
 #pragma unroll
         for (int c = 0; c < F; c++) {
-          const float w = filter[r * F + c];
+          const float w = WEIGHT(r, c);
 #pragma unroll
           for (int bx = 0; bx < BLOCK_X; bx++) sum[by][bx] += w * row[bx + c];
         }
@@ -106,8 +156,6 @@ __kernel void convolve(__global const float* input,   // padded, in_pitch floats
     }
   }
 
-  const int x = (get_group_id(0) * get_local_size(0) + lx) * BLOCK_X;
-  const int y = (get_group_id(1) * get_local_size(1) + ly) * BLOCK_Y;
 #pragma unroll
   for (int by = 0; by < BLOCK_Y; by++) {
 #pragma unroll
@@ -116,4 +164,5 @@ __kernel void convolve(__global const float* input,   // padded, in_pitch floats
       *(__global float4*)(output + (y + by) * out_pitch + x + 4 * q) = v;
     }
   }
+#endif
 }

@@ -16,6 +16,22 @@ bool step6_unroll_rows_by_default(const DeviceFacts& facts, int filter_width) {
   return filter_width <= (facts.is_gpu ? 7 : 3);
 }
 
+bool step6_weights_local_by_default(const DeviceFacts& facts, int filter_width) {
+  return facts.is_gpu && filter_width > 7;
+}
+
+bool step6_vector_block_by_default(const DeviceFacts& facts, int filter_width) {
+  return !facts.is_gpu && filter_width > 3;
+}
+
+std::vector<std::pair<int, int>> step6_blocks_by_default(const DeviceFacts& facts, int filter_width,
+                                                         bool vectors) {
+  using Blocks = std::vector<std::pair<int, int>>;
+  if (vectors) return filter_width <= 7 ? Blocks{{16, 4}, {16, 2}, {8, 2}, {4, 1}} : Blocks{{8, 4}, {8, 2}, {4, 1}};
+  if (!facts.is_gpu) return {{4, 4}, {4, 2}, {4, 1}};
+  return {{4, 8}, {4, 4}, {4, 2}, {4, 1}};
+}
+
 namespace {
 
 class MultiOutputStep : public Step {
@@ -35,15 +51,31 @@ class MultiOutputStep : public Step {
              "Unroll the loop over tile rows too: on, off, or auto (tuned per device type)",
              "auto",
              {"auto", "on", "off"},
+             {}},
+            {"weights",
+             "Where the loops read the weights: constant (memory), local (copied to local memory, "
+             "four per load), or auto (tuned per device type)",
+             "auto",
+             {"auto", "constant", "local"},
+             {}},
+            {"shape",
+             "rows (each tile row in registers, reused across the block) or vectors (each block "
+             "row one floatN, N = block width 4, 8 or 16: the CPU's shape), or auto",
+             "auto",
+             {"auto", "rows", "vectors"},
              {}}};
   }
   std::string embedded_source() const override { return embedded::step6_multioutput_kernel; }
+  std::pair<int, int> default_work_group(const DeviceFacts& facts, int) const override {
+    return facts.is_gpu ? std::pair<int, int>{32, 4} : std::pair<int, int>{16, 16};
+  }
 
   std::unique_ptr<Launch> prepare(DeviceContext& device, const Problem& problem,
                                   const RunOptions& options) override {
     check_constant_filter(device, problem.filter);
     const int F = problem.filter.width;
-    auto [bx, by] = block(device, options, F);
+    const bool vectors = vector_block(device, options, F);
+    auto [bx, by] = block(device, options, F, vectors);
     const std::size_t group_w = static_cast<std::size_t>(options.wg_x) * bx;
     const std::size_t group_h = static_cast<std::size_t>(options.wg_y) * by;
     const std::size_t grid_w = round_up(problem.out_width(), group_w);
@@ -58,7 +90,13 @@ class MultiOutputStep : public Step {
     std::string build_options = "-D FILTER_WIDTH=" + std::to_string(F) +
                                       " -D ALIGNED_PITCH -D BLOCK_X=" + std::to_string(bx) +
                                       " -D BLOCK_Y=" + std::to_string(by);
-    if (unroll_rows(device, options, F)) build_options += " -D UNROLL_ROWS";
+    if (unroll_rows(device, options, F, vectors)) build_options += " -D UNROLL_ROWS";
+    if (weights_local(device, options, F)) build_options += " -D WEIGHTS_LOCAL";
+    if (vectors) {
+      if (bx != 4 && bx != 8 && bx != 16)
+        throw UsageError("--shape vectors: the block width must be 4, 8 or 16, not " + std::to_string(bx));
+      build_options += " -D VECTOR_BLOCK";
+    }
     cl::Program program = device.program(source(options), build_options, label(options));
     launch->kernel = make_kernel(program, "convolve", label(options));
     launch->set_standard_args(problem);
@@ -80,16 +118,31 @@ class MultiOutputStep : public Step {
   }
 
  private:
-  // --unroll, or the tuned default.
-  bool unroll_rows(DeviceContext& device, const RunOptions& options, int F) const {
+  // --unroll, or the tuned default (the vector shape's loop is unrolled for F <= 7).
+  bool unroll_rows(DeviceContext& device, const RunOptions& options, int F, bool vectors) const {
     const std::string text = setting(options, "unroll");
     if (text != "auto") return text == "on";
-    return step6_unroll_rows_by_default(device.facts(), F);
+    return vectors ? F <= 7 : step6_unroll_rows_by_default(device.facts(), F);
+  }
+
+  // --weights, or the tuned default.
+  bool weights_local(DeviceContext& device, const RunOptions& options, int F) const {
+    const std::string text = setting(options, "weights");
+    if (text != "auto") return text == "local";
+    return step6_weights_local_by_default(device.facts(), F);
+  }
+
+  // --shape, or the tuned default.
+  bool vector_block(DeviceContext& device, const RunOptions& options, int F) const {
+    const std::string text = setting(options, "shape");
+    if (text != "auto") return text == "vectors";
+    return step6_vector_block_by_default(device.facts(), F);
   }
 
   // --block, or the first block from the tuned list for this kind of device
-  // whose tile fits the device's local memory (bench/experiments.sh blocks).
-  std::pair<int, int> block(DeviceContext& device, const RunOptions& options, int F) const {
+  // whose tile (and local weights) fit the device's local memory
+  // (bench/experiments.sh tuning on a GPU, blocks on a CPU).
+  std::pair<int, int> block(DeviceContext& device, const RunOptions& options, int F, bool vectors) const {
     std::string text = setting(options, "block");
     if (text != "auto") {
       auto [bx, by] = parse_size(text, "--block", 16);
@@ -98,12 +151,12 @@ class MultiOutputStep : public Step {
       return {bx, by};
     }
     using Blocks = std::vector<std::pair<int, int>>;
-    const Blocks tuned = !device.facts().is_gpu ? Blocks{{4, 4}, {4, 2}, {4, 1}}
-                         : F <= 5               ? Blocks{{4, 4}, {4, 2}, {4, 1}}
-                                                : Blocks{{4, 8}, {4, 4}, {4, 2}, {4, 1}};
+    const Blocks tuned = step6_blocks_by_default(device.facts(), F, vectors);
+    const std::size_t weights = weights_local(device, options, F) ? sizeof(float) * F * round_up(F, 4) : 0;
     for (auto [bx, by] : tuned) {
       const std::size_t tile = sizeof(float) * round_up(options.wg_x * bx + F - 1, 4) *
-                               (static_cast<std::size_t>(options.wg_y) * by + F - 1);
+                                   (static_cast<std::size_t>(options.wg_y) * by + F - 1) +
+                               weights;
       if (tile + 1024 <= device.facts().local_mem_bytes) return {bx, by};  // a KiB spare
     }
     return tuned.back();  // too large even so: prepare() reports the limit

@@ -1,14 +1,18 @@
 // Step 6's filter bank and 3D volume against their serial references, on
 // fresh random inputs (the seed is printed on failure), sizes that are not
-// multiples of the work-group or the block, and every bank size.
+// multiples of the work-group or the block, and every bank size; and step 6
+// itself at its own default work-group.
 #define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
+#include <memory>
 #include <random>
 #include <tuple>
 
 #include "common/border.hpp"
 #include "common/errors.hpp"
+#include "common/reference.hpp"
+#include "common/step.hpp"
 #include "step6-multioutput/extras.hpp"
 #include "tests/process.hpp"
 #include "tests/support.hpp"
@@ -148,4 +152,31 @@ TEST_CASE("step6-bank and step6-volume: --verify passes, bad options are one lin
     CHECK(r.status == 2);
     CHECK(r.err_lines() == 1);
   }
+}
+
+namespace conv {
+std::unique_ptr<Step> make_step6_multioutput();
+}
+
+// The conformance suite runs step 6 with four fixed work-group shapes; the
+// executables run it with its own default (--wg auto: 32x4 on a GPU).
+TEST_CASE("step6: the default configuration at its own work-group matches the reference",
+          "[step6-defaults]") {
+  auto& device = test::device();
+  std::mt19937 rng(test::run_seed());
+  auto step = make_step6_multioutput();
+  for (int width : {1, 3, 4, 5, 7, 8, 13, 15, 31})
+    for (auto [w, h] : {std::pair<int, int>{257, 131}, std::pair<int, int>{1000, 37}}) {
+      const Filter filter = test::random_filter(width, rng);
+      const Problem problem = make_problem(test::random_image(w, h, rng), filter, Border::clamp);
+      RunOptions options;
+      std::tie(options.wg_x, options.wg_y) = step->default_work_group(device.facts(), width);
+      INFO(w << "x" << h << ", filter " << filter.name << ", wg " << options.wg_x << "x" << options.wg_y
+             << "; " << test::seed_note());
+      const RunResult result = run_step(*step, device, problem, options, 0);
+      const Comparison cmp =
+          compare_with_reference(result.output, reference_correlate(problem.padded, filter), width);
+      INFO(cmp.describe());
+      CHECK(cmp.passed());
+    }
 }

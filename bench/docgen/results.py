@@ -1,12 +1,17 @@
-"""Tables and figures of docs/results.md: every step on PoCL and on the H100
-at F = 3, 5, 7, 15, 31, beside the serial loop and the library a user would
-otherwise call on the same device (cv::filter2D on the CPU, torch conv2d on
-the GPU), and the source documents' headline numbers beside ours.
+"""Tables and figures of docs/results.md: every step on PoCL and on the H200
+at F = 3, 5, 7, 15, 31, beside the serial loop and the libraries a user would
+otherwise call on the same device (cv::filter2D, cv::sepFilter2D and
+scipy.ndimage.correlate on the CPU; torch conv2d and
+cupyx.scipy.ndimage.correlate on the GPU), and the source documents'
+headline numbers beside ours.
 
 Inputs (docs/results/):
-  perf-pocl.csv   bench/results.sh pocl: serial, steps and opencv.filter2D in one run
-  perf-h100.csv   bench/experiments.sh perf h100 --platform NVIDIA [--serial --serial-reps 1]
-  torch-h100.csv  python3 bench/torch_conv2d.py --size 8192x8192 --filters 3,5,7,15,31
+  perf-pocl.csv   bench/results.sh pocl: serial, steps, OpenCV and SciPy in one run
+  perf-h200.csv   bench/experiments.sh perf h200 --platform NVIDIA (bench/device-run.sh)
+  torch-h200.csv  python3 bench/torch_conv2d.py --size 8192x8192 --filters 3,5,7,15,31
+  cupy-h200.csv   python3 bench/cupy_correlate.py --size 8192x8192 --filters 3,5,7,15,31
+  (the three GPU files from one bench/device-run.sh call, PARTS="perf torch cupy ...")
+  perf-h100.csv   the H100 run of the same command, kept for the seeds table
   seed001-*, tour-*, vector-*, histogram-*: the seeds table
 
 GFLOP/s, GB/s and the shares of the limits are recomputed here from each
@@ -27,9 +32,15 @@ STEPS = ["step1-naive", "step2-constant", "step3-local", "step4-unroll", "step5-
 SOURCES = {
     "pocl": "bench/results.sh pocl",
     "h100": "bench/experiments.sh perf h100 --platform NVIDIA",
+    "h200": "bench/experiments.sh perf h200 --platform NVIDIA",
 }
+GPU = "h200"  # the GPU run the page shows
 SERIAL = " --serial --serial-reps 1"  # what perf needs for the serial baseline
-PEER_FILES = {"h100": [("torch-h100", "python3 bench/torch_conv2d.py --size 8192x8192 --filters 3,5,7,15,31")]}
+PEER_FILES = {
+    "h100": [("torch-h100", "python3 bench/torch_conv2d.py --size 8192x8192 --filters 3,5,7,15,31")],
+    "h200": [("torch-h200", "python3 bench/torch_conv2d.py --size 8192x8192 --filters 3,5,7,15,31"),
+             ("cupy-h200", "python3 bench/cupy_correlate.py --size 8192x8192 --filters 3,5,7,15,31")],
+}
 
 
 def _exists(name):
@@ -166,7 +177,7 @@ def _x(v):
 def devices():
     """One line per device: its limits and where a filter turns compute-bound."""
     body = []
-    for tag in ("pocl", "h100"):
+    for tag in ("pocl", GPU):
         run = _run(tag)
         copy, fma = run.lim
         ridge = next((w for w in range(1, 64) if
@@ -297,11 +308,20 @@ def peers(tag):
             r = run.get(step, w, variant)
             line.append("{} ({})".format(fmt(r["median_ms"]), _x(float(best["median_ms"]) / float(r["median_ms"])))
                         if r else "-")
+        best_peer = [r for r in (run.get(s, w, v) for s, v in labels) if r]
+        if best_peer:
+            p = min(best_peer, key=lambda r: float(r["median_ms"]))
+            line.append("{} ({} {}): {}".format(fmt(p["median_ms"]), p["step"], p["variant"],
+                                                _x(float(p["median_ms"]) / float(best["median_ms"]))))
+        else:
+            line.append("-")
         body.append(line)
-    head = ["filter", "our fastest step, ms"] + ["{} {}, ms (x ours)".format(s, v) for s, v in labels]
+    head = ["filter", "our fastest step, ms"] + ["{} {}, ms (x ours)".format(s, v) for s, v in labels] + [
+        "best peer, ms: ours x faster"]
     return table(head, body) + (
         "\n*In brackets: our fastest step's time over the peer's, the peer's speedup over it; "
-        "below 1x our step is the faster.*\n")
+        "below 1x our step is the faster. Last column: the fastest peer at that width, and its "
+        "time over our fastest step's (above 1x ours is the faster).*\n")
 
 
 # The source documents' headline numbers, quoted from each document, and the
@@ -395,8 +415,9 @@ SEEDS = [
 def seeds():
     body = []
     for seed, hardware, what, theirs, ours in SEEDS:
-        body.append([seed, hardware, what, theirs, ours("pocl"), ours("h100")])
-    return table(["source", "their hardware", "what", "theirs", "ours, PoCL", "ours, H100"], body) + (
+        body.append([seed, hardware, what, theirs, ours("pocl"), ours("h100"), ours(GPU)])
+    return table(["source", "their hardware", "what", "theirs", "ours, PoCL", "ours, H100", "ours, H200"],
+                 body) + (
         "\n*Theirs: as each document reports it. Ours: from `docs/results/` (seed 001: "
         "`seed001-*.csv`; seed 000: `tour-*.csv` and `vector-*.csv`; seeds 003 and 004: "
         "`perf-*.csv`; seed 002: `histogram-*.csv`); - where we have no such run.*\n")
@@ -421,7 +442,7 @@ def _format_axes(ax, run, widths, ylabel):
 
 
 def figures(plt):
-    runs = [_run("pocl"), _run("h100")]
+    runs = [_run("pocl"), _run(GPU)]
     styles = {s: m for s, m in zip(STEPS, "os^vDP")}
 
     def peer_style(run, step, variant):
