@@ -4,9 +4,12 @@
 #   bench/regen-pocl.sh            (from anywhere; build first: ./quickstart.sh build)
 # Runs the tour (every variant), seed001, seed000, seed004, vector, blocks,
 # bank, volume, the results page's same-run comparison (bench/results.sh,
-# with OpenCV when it was built) and the histogram lesson, each writing its
-# docs/results/*-pocl.csv; then writes docs/results/device-pocl.txt (the
-# CPU, PoCL's version, the date) and runs bench/docs.py, which rewrites every
+# with OpenCV when it was built), step 6 against OpenCV (bench/vs-opencv.sh),
+# the histogram lesson and its CPU peers (NumPy, OpenCV: python3-numpy,
+# python3-opencv), each writing its docs/results/*-pocl.csv, with the load
+# average before and after each part in docs/results/pocl-load.txt; then
+# writes docs/results/device-pocl.txt (the CPU, PoCL's version, the date) and
+# runs bench/docs.py, which rewrites every
 # generated table and every figure quoted in the prose from the new CSVs.
 # Finally it checks that every *-pocl.csv names one device and one date.
 #
@@ -29,7 +32,11 @@ case "$device" in
   *) echo "regen-pocl.sh: no PoCL CPU device ($CLCONV_PLATFORM): $device" >&2; exit 1 ;;
 esac
 mkdir -p "$results"
-all="tour seed001 seed000 seed004 vector blocks bank volume perf histogram"
+load="$results/pocl-load.txt"
+echo "regen-pocl.sh on $(date -u +%F\ %H:%M) UTC, $(nproc) cores" > "$load"
+note() { echo "$1: load average (1, 5, 15 min) $(cut -d' ' -f1-3 /proc/loadavg)" >> "$load"; }
+note "start"
+all="tour seed001 seed000 seed004 vector blocks bank volume perf vs-opencv histogram histogram-peers"
 for part in ${PARTS:-$all}; do
   start=$SECONDS
   echo "== regen-pocl: $part" >&2
@@ -43,16 +50,22 @@ for part in ${PARTS:-$all}; do
     blocks)
       BLOCKS_IMAGE=1024x1024 BLOCKS_REPS=5 BLOCKS_WGS=16x16 bench/experiments.sh blocks pocl ;;
     bank)
-      BANK_IMAGE=1024x1024 bench/experiments.sh bank pocl ;;
+      BANK_IMAGE=1024x1024 BANK_REPS=5 bench/experiments.sh bank pocl ;;
     volume)
-      VOLUME_SIZE=64 bench/experiments.sh volume pocl ;;
+      VOLUME_SIZE=64 VOLUME_REPS=5 bench/experiments.sh volume pocl ;;
     perf)
       bench/results.sh pocl ;;
+    vs-opencv)
+      bench/vs-opencv.sh --save "$results/vs-opencv-pocl.csv" ;;
     histogram)
       BUILD="$build/bin" bench/histogram.sh pocl ;;
+    histogram-peers)
+      /usr/bin/python3 bench/histogram_peers.py --peers numpy,opencv --reps 5 > "$results/histogram-peers-pocl.tmp.csv"
+      mv "$results/histogram-peers-pocl.tmp.csv" "$results/histogram-peers-pocl.csv" ;;
     *) echo "regen-pocl.sh: unknown part '$part' ($all)" >&2; exit 2 ;;
   esac
   echo "== regen-pocl: $part took $((SECONDS - start)) s" >&2
+  note "$part"
 done
 
 {
