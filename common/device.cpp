@@ -165,6 +165,7 @@ DeviceFacts read_facts(const cl::Device& d) {
   f.max_alloc_bytes = d.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
   f.local_mem_bytes = d.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
   f.constant_mem_bytes = d.getInfo<CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE>();
+  f.base_addr_align_bytes = d.getInfo<CL_DEVICE_MEM_BASE_ADDR_ALIGN>() / 8;
   f.max_work_group = d.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
   f.max_work_item_sizes = d.getInfo<CL_DEVICE_MAX_WORK_ITEM_SIZES>();
   f.compute_units = d.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>();

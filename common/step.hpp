@@ -9,6 +9,7 @@
 #include "common/border.hpp"
 #include "common/device.hpp"
 #include "common/filter.hpp"
+#include "common/guard.hpp"
 #include "common/image.hpp"
 #include "common/report.hpp"
 #include "common/timing.hpp"
@@ -46,8 +47,12 @@ class Launch {
  public:
   virtual ~Launch() = default;
   virtual cl::Event enqueue(cl::CommandQueue& queue) = 0;
-  // Fills the output with NaN, so a pixel the kernel forgets cannot pass.
+  // Fills the output with poison_value(), so a pixel the kernel forgets
+  // cannot pass.
   virtual void poison_output(cl::CommandQueue& queue) = 0;
+  // Throws KernelFault when a launch wrote outside its buffers (their guard
+  // bands, GuardedBuffer). A launch without guards checks nothing.
+  virtual void check_guards(cl::CommandQueue&) {}
   virtual Image read_output(cl::CommandQueue& queue) = 0;
   // The work-group shape actually used, as "16x16" (may differ from asked).
   virtual std::string work_group() const = 0;
@@ -94,14 +99,16 @@ struct Layout {
 };
 
 // The common case: a padded input buffer, a filter buffer and an output
-// buffer; one 2D kernel over the output, global size rounded up to the
-// work-group. Dense buffers are copied whole; pitched ones are zero-filled
-// and the image goes in and out with enqueueWriteBufferRect/ReadBufferRect.
+// buffer, each with guard bands; one 2D kernel over the output, global size
+// rounded up to the work-group. Dense buffers are copied whole; pitched ones
+// are zero-filled and the image goes in and out with
+// enqueueWriteBufferRect/ReadBufferRect.
 class BufferLaunch : public Launch {
  public:
   BufferLaunch(DeviceContext& device, const Problem& problem, Layout layout = {});
   cl::Event enqueue(cl::CommandQueue& queue) override;
   void poison_output(cl::CommandQueue& queue) override;
+  void check_guards(cl::CommandQueue& queue) override;
   Image read_output(cl::CommandQueue& queue) override;
   std::string work_group() const override;
 
@@ -113,7 +120,8 @@ class BufferLaunch : public Launch {
   // one work-item per output pixel unless items_x/items_y say otherwise.
   void set_ranges(DeviceContext& device, int wg_x, int wg_y, int items_x = -1, int items_y = -1);
 
-  cl::Buffer input, filter, output;
+  cl::Buffer input, filter, output;  // what the kernel gets: the guarded buffers' insides
+  GuardedBuffer guarded_input, guarded_filter, guarded_output;
   Layout layout;  // with the zeros replaced by the dense sizes
   cl::Kernel kernel;
   cl::NDRange global, local;
@@ -150,13 +158,16 @@ inline std::size_t round_up(std::size_t value, std::size_t multiple) {
 }
 
 struct RunResult {
-  Image output;   // from the first launch, into a poisoned buffer
+  Image output;   // from the first launch, into a poisoned buffer; checked by check_result()
   Stats stats;    // of the timed launches
   std::string work_group;
 };
 
 // Prepares, runs once into a poisoned output (that output is the result),
-// then `warmup` more untimed launches and `reps` timed ones.
+// then `warmup` more untimed launches and `reps` timed ones. Throws
+// KernelFault when the result holds untouched or non-finite pixels, or a
+// launch wrote outside its buffers (checked after the first launch and
+// after the timed ones).
 RunResult run_step(Step& step, DeviceContext& device, const Problem& problem,
                    const RunOptions& options, int reps, int warmup = 1);
 
