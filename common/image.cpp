@@ -1,5 +1,6 @@
 #include "common/image.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -345,11 +346,20 @@ void check_output_path(const std::string& path) {
   std::string ext = lower_extension(path);
   if (ext != ".png" && ext != ".pfm")
     throw UsageError("--output: '" + path + "' must end in .png or .pfm");
+  check_writable(path);
+}
+
+void check_writable(const std::string& path) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) throw Error(path + ": is a directory");
   fs::path parent = fs::path(path).parent_path();
   if (!parent.empty() && !fs::is_directory(parent, ec))
     throw Error(path + ": folder " + parent.string() + " does not exist");
+  const std::string probe = path + ".tmp." + std::to_string(::getpid());
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) throw Error(path + ": cannot write: " + std::strerror(errno));
+  ::close(fd);
+  ::unlink(probe.c_str());
 }
 
 void save_image(const std::string& path, const Image& image) {

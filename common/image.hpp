@@ -59,9 +59,14 @@ Image synthetic_image(int width, int height, std::uint32_t seed = 1);
 // .pfm (exact float32). The file appears whole or not at all.
 void save_image(const std::string& path, const Image& image);
 
-// Checks before any work is done that `path` has a known extension and that
-// its folder exists, so a long run does not fail at the very end.
+// Checks before any work is done that `path` has a known extension and can
+// be written (its folder exists and takes a new file), so a long run does
+// not fail at the very end.
 void check_output_path(const std::string& path);
+
+// Error naming `path` unless a file can be created beside it and renamed
+// onto it (what write_file_atomically does): tried, then removed.
+void check_writable(const std::string& path);
 
 // PFM as the format defines it: "Pf", width height, scale (negative for
 // little-endian), then rows from the bottom up.

@@ -82,6 +82,19 @@ void check_buffer_size(DeviceContext& device, std::size_t bytes, const std::stri
                 " bytes (CL_DEVICE_MAX_MEM_ALLOC_SIZE)");
 }
 
+void check_private_memory(DeviceContext& device, const cl::Kernel& kernel, std::size_t items,
+                          const std::string& what) {
+  constexpr std::size_t kCpuPrivateBytesPerGroup = std::size_t{4} << 20;
+  if (device.facts().is_gpu) return;
+  const std::size_t per_item = kernel.getWorkGroupInfo<CL_KERNEL_PRIVATE_MEM_SIZE>(device.device());
+  if (per_item * items > kCpuPrivateBytesPerGroup)
+    throw Error(what + ": " + std::to_string(items) + " work-items x " + std::to_string(per_item) +
+                " bytes of private memory (CL_KERNEL_PRIVATE_MEM_SIZE) = " +
+                std::to_string(per_item * items) + " bytes, over the " +
+                std::to_string(kCpuPrivateBytesPerGroup) + " a CPU device (" + device.facts().name +
+                ") can keep on one thread's stack: use a smaller work-group or block");
+}
+
 void check_constant_filter(DeviceContext& device, const Filter& filter) {
   const std::size_t bytes = filter.weights.size() * sizeof(float);
   const std::size_t limit = device.facts().constant_mem_bytes;
@@ -196,6 +209,8 @@ void BufferLaunch::set_standard_args(const Problem& problem) {
 
 void BufferLaunch::set_ranges(DeviceContext& device, int wg_x, int wg_y, int items_x, int items_y) {
   check_work_group(device, kernel, wg_x, wg_y);
+  check_private_memory(device, kernel, static_cast<std::size_t>(wg_x) * wg_y,
+                       "work-group " + std::to_string(wg_x) + "x" + std::to_string(wg_y));
   if (items_x < 0) items_x = out_width;
   if (items_y < 0) items_y = out_height;
   global = cl::NDRange(round_up(static_cast<std::size_t>(items_x), static_cast<std::size_t>(wg_x)),

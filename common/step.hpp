@@ -87,6 +87,9 @@ class Step {
   // "float4" or "float4 aligned=off": the variant plus every setting that is
   // not at its default, for reports.
   std::string describe(const RunOptions& options) const;
+  // Throws UsageError for options this step cannot take (an unknown variant
+  // or setting, a work-group shape it cannot use), before any work is done.
+  virtual void check_options(const RunOptions& options) const { describe(options); }
 };
 
 // How the images lie in device memory. Zero means dense: the padded image's
@@ -138,6 +141,13 @@ void check_work_group(DeviceContext& device, const cl::Kernel& kernel, int wg_x,
 // Throws Error naming the limit when one buffer of `bytes` is more than the
 // device allows (CL_DEVICE_MAX_MEM_ALLOC_SIZE).
 void check_buffer_size(DeviceContext& device, std::size_t bytes, const std::string& what);
+
+// Throws Error naming both numbers when `kernel`'s private memory for a
+// work-group of `items` work-items is more than a CPU device keeps on one
+// worker thread's stack (PoCL: 8 MiB; half of it is allowed). Past that the
+// launch would crash the program, not fail. No check on a GPU.
+void check_private_memory(DeviceContext& device, const cl::Kernel& kernel, std::size_t items,
+                          const std::string& what);
 
 // Throws Error naming both numbers when the filter does not fit in the
 // device's constant memory (CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE).
