@@ -1,6 +1,9 @@
 // sweep: steps x variants x images x filters x work-groups, one CSV row per
 // run, with the serial baseline and the device's measured limits beside
 // them. Every experiment in docs/ is one sweep command (bench/experiments.sh).
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -8,6 +11,8 @@
 
 #include "common/cli.hpp"
 #include "common/errors.hpp"
+#include "common/guard.hpp"
+#include "common/image.hpp"
 #include "common/limits.hpp"
 #include "common/parse.hpp"
 #include "common/reference.hpp"
@@ -142,18 +147,41 @@ int main(int argc, char** argv) {
         probe.settings = combo;
         step->describe(probe);  // unknown values: usage error now
       }
-    if (!output.empty() && output.size() > 4 && output.substr(output.size() - 4) != ".csv")
+    if (!output.empty() && (output.size() < 5 || output.substr(output.size() - 4) != ".csv"))
       throw UsageError("--output: '" + output + "' must end in .csv");
+    // Every input and the output before the first job: a bad image or an
+    // unwritable path must not throw away hours of finished rows.
+    if (!output.empty()) check_writable(output);
+    std::vector<Image> images;
+    for (const auto& item : image_items) images.push_back(load_image_spec(image_spec(item)));
+
+    // Rows go out as they finish: to standard output, or to OUTPUT.partial,
+    // renamed to OUTPUT at the end (a failure leaves the finished rows there).
+    const std::string partial = output.empty() ? "" : output + ".partial";
+    std::ofstream partial_file;
+    if (!output.empty()) {
+      partial_file.open(partial, std::ios::trunc);
+      if (!partial_file) throw Error(partial + ": cannot write: " + std::strerror(errno));
+    }
+    std::ostream& csv = output.empty() ? std::cout : partial_file;
+    write_csv_header(csv);
+    csv.flush();
+    std::size_t written = 0;
+    auto emit = [&](const Row& row) {
+      write_csv_row(csv, row);
+      csv.flush();
+      if (!csv) throw Error((output.empty() ? "standard output" : partial) + ": write failed");
+      ++written;
+    };
 
     DeviceContext device(device_options.choice);
     std::cerr << "sweep: " << device.facts().name << ": measuring the device limits...\n";
     const DeviceLimits limits = device_limits(device, reprobe);
 
-    std::vector<Row> rows;
     int wrong = 0, done = 0;
-    const int total = static_cast<int>(image_items.size() * filters.size() * wgs.size() * steps.size());
-    for (const auto& item : image_items) {
-      const Image image = load_image_spec(image_spec(item));
+    const int total = static_cast<int>(images.size() * filters.size() * wgs.size() * steps.size());
+    try {
+    for (const auto& image : images) {
       for (const auto& filter : filters) {
         const Problem problem = make_problem(image, filter, border);
         Reference reference;
@@ -188,7 +216,7 @@ int main(int argc, char** argv) {
           serial_ms = s.median_ms;
           Row row = row_for("serial", "float-loop");
           finish(row, s, out, serial_ms);
-          rows.push_back(row);
+          emit(row);
         }
         for (auto [wg_x, wg_y] : wgs) {
           double prev_ms = 0;
@@ -213,6 +241,11 @@ int main(int argc, char** argv) {
               RunResult result;
               try {
                 result = run_step(*step, device, problem, options, reps);
+              } catch (const KernelFault& e) {  // a wrong result, not a limit
+                std::cerr << "sweep: WRONG result: " << step->name() << " "
+                          << step->describe(options) << ": " << e.what() << "\n";
+                ++wrong;
+                continue;
               } catch (const Error& e) {  // a limit refused it: note and go on
                 std::cerr << "sweep: skipped: " << e.what() << "\n";
                 continue;
@@ -222,7 +255,7 @@ int main(int argc, char** argv) {
               finish(row, result.stats, result.output, serial_ms);
               if (prev_ms > 0) row.speedup_prev = prev_ms / row.median_ms;
               if (first_ms == 0) first_ms = row.median_ms;
-              rows.push_back(row);
+              emit(row);
             }
             if (first_ms > 0) prev_ms = first_ms;
           }
@@ -230,15 +263,17 @@ int main(int argc, char** argv) {
       }
     }
 
-    std::ostringstream csv;
-    write_csv_header(csv);
-    for (const auto& row : rows) write_csv_row(csv, row);
-    if (output.empty()) {
-      std::cout << csv.str();
-    } else {
-      const std::string text = csv.str();
-      write_file_atomically(output, std::vector<std::uint8_t>(text.begin(), text.end()));
-      std::cerr << "sweep: wrote " << rows.size() << " rows to " << output << "\n";
+    } catch (const std::exception& e) {
+      if (output.empty() || written == 0) throw;
+      throw Error(std::string(e.what()) + " (the " + std::to_string(written) +
+                  " rows finished before it are in " + partial + ")");
+    }
+    if (!output.empty()) {
+      partial_file.close();
+      if (!partial_file || std::rename(partial.c_str(), output.c_str()) != 0)
+        throw Error(output + ": cannot write: " + std::strerror(errno) + " (the rows are in " +
+                    partial + ")");
+      std::cerr << "sweep: wrote " << written << " rows to " << output << "\n";
     }
     return wrong == 0 ? 0 : 1;
   });

@@ -1,5 +1,6 @@
 #include "common/step.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -83,13 +84,14 @@ void check_buffer_size(DeviceContext& device, std::size_t bytes, const std::stri
 }
 
 void check_private_memory(DeviceContext& device, const cl::Kernel& kernel, std::size_t items,
-                          const std::string& what) {
+                          const std::string& what, std::size_t estimate) {
   constexpr std::size_t kCpuPrivateBytesPerGroup = std::size_t{4} << 20;
   if (device.facts().is_gpu) return;
-  const std::size_t per_item = kernel.getWorkGroupInfo<CL_KERNEL_PRIVATE_MEM_SIZE>(device.device());
+  const std::size_t per_item = std::max<std::size_t>(
+      estimate, kernel.getWorkGroupInfo<CL_KERNEL_PRIVATE_MEM_SIZE>(device.device()));
   if (per_item * items > kCpuPrivateBytesPerGroup)
     throw Error(what + ": " + std::to_string(items) + " work-items x " + std::to_string(per_item) +
-                " bytes of private memory (CL_KERNEL_PRIVATE_MEM_SIZE) = " +
+                " bytes of private memory = " +
                 std::to_string(per_item * items) + " bytes, over the " +
                 std::to_string(kCpuPrivateBytesPerGroup) + " a CPU device (" + device.facts().name +
                 ") can keep on one thread's stack: use a smaller work-group or block");

@@ -145,9 +145,11 @@ void check_buffer_size(DeviceContext& device, std::size_t bytes, const std::stri
 // Throws Error naming both numbers when `kernel`'s private memory for a
 // work-group of `items` work-items is more than a CPU device keeps on one
 // worker thread's stack (PoCL: 8 MiB; half of it is allowed). Past that the
-// launch would crash the program, not fail. No check on a GPU.
+// launch would crash the program, not fail. No check on a GPU. The bytes
+// per work-item are the driver's CL_KERNEL_PRIVATE_MEM_SIZE or `estimate`,
+// whichever is larger (PoCL 3.1 reports 1024 for every kernel).
 void check_private_memory(DeviceContext& device, const cl::Kernel& kernel, std::size_t items,
-                          const std::string& what);
+                          const std::string& what, std::size_t estimate = 0);
 
 // Throws Error naming both numbers when the filter does not fit in the
 // device's constant memory (CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE).

@@ -202,11 +202,7 @@ void check_counts_path(const std::string& path) {
   std::transform(ext.begin(), ext.end(), ext.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   if (ext != ".csv") throw UsageError("--output: '" + path + "' must end in .csv");
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) throw Error(path + ": is a directory");
-  const fs::path parent = fs::path(path).parent_path();
-  if (!parent.empty() && !fs::is_directory(parent, ec))
-    throw Error(path + ": folder " + parent.string() + " does not exist");
+  check_writable(path);  // before any work: the folder exists and takes a file
 }
 
 int run_histogram(const Options& o) {
@@ -232,7 +228,9 @@ int run_histogram(const Options& o) {
   Counts first{};
   const int status = o.breakdown ? breakdown_runs(options, images, names, first)
                                  : measured_runs(options, images, names, first);
-  if (!o.output.empty()) {
+  if (!o.output.empty() && status != 0)  // counts that failed --verify are not kept
+    std::cerr << "histogram: " << o.output << " not written: verification failed\n";
+  if (!o.output.empty() && status == 0) {
     const std::string text = counts_csv(first);
     write_file_atomically(o.output, std::vector<std::uint8_t>(text.begin(), text.end()));
   }

@@ -61,9 +61,15 @@ int main(int argc, char** argv) {
     const std::vector<std::string> variants = split_list(variants_text);
     for (const auto& v : variants)
       if (v != "naive" && v != "blocked") throw UsageError("--variant: naive or blocked, not '" + v + "'");
-    const Volume volume = synthetic_volume(size[0], size[1], size[2], seed);
-
+    if (seed < 1 || seed > (1u << 30)) throw UsageError("--seed: 1..1073741824, not " + std::to_string(seed));
     DeviceContext device(o.device.choice);
+    // Every run's buffers against the device's limits before the volume is
+    // generated (a 1024^3 volume takes half a minute to make).
+    for (int bank : banks)
+      for (const auto& v : variants)
+        check_volume_fits(device, size[0], size[1], size[2], width, bank, v == "blocked" ? block_x : 1,
+                          work_group[0], work_group[1], work_group[2]);
+    const Volume volume = synthetic_volume(size[0], size[1], size[2], seed);
     const DeviceLimits limits = extras_limits(device, o, "step6-volume");
     std::vector<Row> rows;
     std::string failure;
