@@ -68,7 +68,7 @@ bool writable_folder(const std::string& dir) {
 // done, for the "no device" message.
 std::string prepare_pocl_cache() {
   static const std::string note = [] {
-    if (std::getenv("POCL_CACHE_DIR")) return std::string();
+    if (const char* set = std::getenv("POCL_CACHE_DIR"); set && *set) return std::string();
     const char* xdg = std::getenv("XDG_CACHE_HOME");
     const char* home = std::getenv("HOME");
     const std::string base = xdg && *xdg ? xdg : home && *home ? std::string(home) + "/.cache" : "";
@@ -79,7 +79,7 @@ std::string prepare_pocl_cache() {
     std::filesystem::create_directories(tmp, ec);
     ::chmod(tmp.c_str(), 0700);
     if (!writable_folder(tmp)) return "PoCL's cache folder " + base + "/pocl cannot be written";
-    ::setenv("POCL_CACHE_DIR", tmp.c_str(), 0);
+    ::setenv("POCL_CACHE_DIR", tmp.c_str(), 1);
     return "PoCL's cache folder " + base + "/pocl cannot be written, so " + tmp + " was used";
   }();
   return note;

@@ -230,7 +230,10 @@ ImageInfo check_image_bytes(const std::string& name, const std::vector<std::uint
                              &info.channels))
     throw Error(name + ": not an image in a supported format (" + std::string(kSupportedFormats) +
                 ")");
-  check_dimensions(name, info.width, info.height);
+  std::int64_t height = info.height;  // stb_image reports a top-down BMP's height as negative
+  if (height < 0 && bytes[0] == 'B' && bytes[1] == 'M') height = -height;
+  check_dimensions(name, info.width, height);
+  info.height = static_cast<int>(height);
   check_not_truncated(name, bytes, info.width, info.height);
   return info;
 }
