@@ -4,10 +4,12 @@
 #include <filesystem>
 #include <iostream>
 
+#include "common/cli.hpp"
 #include "common/errors.hpp"
 #include "common/image.hpp"
 #include "common/limits.hpp"
 #include "common/program.hpp"
+#include "common/watchdog.hpp"
 #include "histogram/breakdown.hpp"
 #include "histogram/report.hpp"
 #include "histogram/run.hpp"
@@ -226,6 +228,10 @@ int run_histogram(const Options& o) {
   for (const auto& spec : o.images) images.push_back({spec, load_rgb_spec(spec)});
 
   Counts first{};
+  const double timeout = o.timeout >= 0 ? o.timeout : o.kernel_file.empty() ? 0 : kDefaultKernelTimeout;
+  const Watchdog watchdog("histogram", timeout,
+                          "stopped after --timeout " + std::to_string(static_cast<long long>(timeout)) +
+                              " s: the kernel did not finish (does it loop forever?)");
   const int status = o.breakdown ? breakdown_runs(options, images, names, first)
                                  : measured_runs(options, images, names, first);
   if (!o.output.empty() && status != 0)  // counts that failed --verify are not kept

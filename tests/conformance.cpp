@@ -14,7 +14,9 @@
 #include <functional>
 #include <random>
 
+#include "common/cli.hpp"
 #include "common/reference.hpp"
+#include "common/watchdog.hpp"
 #include "common/registry.hpp"
 #include "tests/support.hpp"
 
@@ -84,6 +86,11 @@ std::string case_name(const Image& img, const Filter& f, Border b, Shape wg,
 // a write past a buffer) fails the case with the INFO()s in scope: the
 // case and the seed.
 bool run_case(Step& step, const Problem& problem, const RunOptions& options, RunResult& result) {
+  // A student's kernel that never returns would hang the suite: end it
+  // with the case and the seed instead.
+  const Watchdog watchdog("conformance_tests", options.kernel_label.empty() ? 0 : kDefaultKernelTimeout,
+                          Catch::getResultCapture().getCurrentTestName() + ": " + options.kernel_label +
+                              " did not finish within 60 s; " + conv::test::seed_note());
   try {
     result = run_step(step, device(), problem, options, 0);
     return true;
