@@ -181,87 +181,87 @@ int main(int argc, char** argv) {
     int wrong = 0, done = 0;
     const int total = static_cast<int>(images.size() * filters.size() * wgs.size() * steps.size());
     try {
-    for (const auto& image : images) {
-      for (const auto& filter : filters) {
-        const Problem problem = make_problem(image, filter, border);
-        Reference reference;
-        if (!no_check) reference = reference_correlate(problem.padded, filter);
-        const double outputs = static_cast<double>(problem.out_width()) * problem.out_height();
-        const double flops = 2.0 * filter.width * filter.width * outputs;
-        const double bytes = 4.0 * (static_cast<double>(problem.padded.pixels.size()) + outputs);
-        auto row_for = [&](const std::string& step, const std::string& variant) {
-          return problem_row(device.facts(), step, variant, problem);
-        };
-        auto finish = [&](Row& row, const Stats& stats, const Image& out, double serial_ms) {
-          fill_metrics(row, stats, static_cast<long long>(problem.padded.pixels.size()));
-          const auto share = roofline_share(limits, flops, bytes, stats.median_ms);
-          row.pct_limit = share.percent;
-          row.limit = share.limit;
-          if (serial_ms > 0) row.speedup_serial = serial_ms / stats.median_ms;
-          if (!no_check) {
-            const auto cmp = compare_with_reference(out, reference, filter.width);
-            row.max_abs_err = cmp.max_abs_err;
-            row.max_rel_err = cmp.max_rel_err;
-            if (!cmp.passed()) {
-              std::cerr << "sweep: WRONG result: " << row.step << " " << row.variant << ": "
-                        << cmp.describe() << "\n";
-              ++wrong;
-            }
-          }
-        };
-        double serial_ms = 0;
-        if (serial) {
-          Image out;
-          const Stats s = time_host([&] { out = serial_correlate(problem.padded, filter); }, serial_reps);
-          serial_ms = s.median_ms;
-          Row row = row_for("serial", "float-loop");
-          finish(row, s, out, serial_ms);
-          emit(row);
-        }
-        for (auto [wg_x, wg_y] : wgs) {
-          double prev_ms = 0;
-          for (auto& step : steps) {
-            ++done;
-            std::vector<std::string> variants = step->variants();
-            if (variants_text == "default")
-              variants.resize(1);
-            else if (variants_text != "all")
-              variants = split_list(variants_text);
-            double first_ms = 0;
-            for (const auto& variant : variants)
-            for (const auto& combo : settings_for(*step)) {
-              RunOptions options;
-              options.variant = variant;
-              options.settings = combo;
-              options.wg_x = wg_x;
-              options.wg_y = wg_y;
-              std::cerr << "sweep: [" << done << "/" << total << "] " << step->name() << " "
-                        << step->describe(options) << ", " << image.width << "x" << image.height << ", "
-                        << filter.name << ", wg " << wg_x << "x" << wg_y << "\n";
-              RunResult result;
-              try {
-                result = run_step(*step, device, problem, options, reps);
-              } catch (const KernelFault& e) {  // a wrong result, not a limit
-                std::cerr << "sweep: WRONG result: " << step->name() << " "
-                          << step->describe(options) << ": " << e.what() << "\n";
+      for (const auto& image : images) {
+        for (const auto& filter : filters) {
+          const Problem problem = make_problem(image, filter, border);
+          Reference reference;
+          if (!no_check) reference = reference_correlate(problem.padded, filter);
+          const double outputs = static_cast<double>(problem.out_width()) * problem.out_height();
+          const double flops = 2.0 * filter.width * filter.width * outputs;
+          const double bytes = 4.0 * (static_cast<double>(problem.padded.pixels.size()) + outputs);
+          auto row_for = [&](const std::string& step, const std::string& variant) {
+            return problem_row(device.facts(), step, variant, problem);
+          };
+          auto finish = [&](Row& row, const Stats& stats, const Image& out, double serial_ms) {
+            fill_metrics(row, stats, static_cast<long long>(problem.padded.pixels.size()));
+            const auto share = roofline_share(limits, flops, bytes, stats.median_ms);
+            row.pct_limit = share.percent;
+            row.limit = share.limit;
+            if (serial_ms > 0) row.speedup_serial = serial_ms / stats.median_ms;
+            if (!no_check) {
+              const auto cmp = compare_with_reference(out, reference, filter.width);
+              row.max_abs_err = cmp.max_abs_err;
+              row.max_rel_err = cmp.max_rel_err;
+              if (!cmp.passed()) {
+                std::cerr << "sweep: WRONG result: " << row.step << " " << row.variant << ": "
+                          << cmp.describe() << "\n";
                 ++wrong;
-                continue;
-              } catch (const Error& e) {  // a limit refused it: note and go on
-                std::cerr << "sweep: skipped: " << e.what() << "\n";
-                continue;
               }
-              Row row = row_for(step->name(), step->describe(options));
-              row.wg = result.work_group;
-              finish(row, result.stats, result.output, serial_ms);
-              if (prev_ms > 0) row.speedup_prev = prev_ms / row.median_ms;
-              if (first_ms == 0) first_ms = row.median_ms;
-              emit(row);
             }
-            if (first_ms > 0) prev_ms = first_ms;
+          };
+          double serial_ms = 0;
+          if (serial) {
+            Image out;
+            const Stats s = time_host([&] { out = serial_correlate(problem.padded, filter); }, serial_reps);
+            serial_ms = s.median_ms;
+            Row row = row_for("serial", "float-loop");
+            finish(row, s, out, serial_ms);
+            emit(row);
+          }
+          for (auto [wg_x, wg_y] : wgs) {
+            double prev_ms = 0;
+            for (auto& step : steps) {
+              ++done;
+              std::vector<std::string> variants = step->variants();
+              if (variants_text == "default")
+                variants.resize(1);
+              else if (variants_text != "all")
+                variants = split_list(variants_text);
+              double first_ms = 0;
+              for (const auto& variant : variants)
+              for (const auto& combo : settings_for(*step)) {
+                RunOptions options;
+                options.variant = variant;
+                options.settings = combo;
+                options.wg_x = wg_x;
+                options.wg_y = wg_y;
+                std::cerr << "sweep: [" << done << "/" << total << "] " << step->name() << " "
+                          << step->describe(options) << ", " << image.width << "x" << image.height << ", "
+                          << filter.name << ", wg " << wg_x << "x" << wg_y << "\n";
+                RunResult result;
+                try {
+                  result = run_step(*step, device, problem, options, reps);
+                } catch (const KernelFault& e) {  // a wrong result, not a limit
+                  std::cerr << "sweep: WRONG result: " << step->name() << " "
+                            << step->describe(options) << ": " << e.what() << "\n";
+                  ++wrong;
+                  continue;
+                } catch (const Error& e) {  // a limit refused it: note and go on
+                  std::cerr << "sweep: skipped: " << e.what() << "\n";
+                  continue;
+                }
+                Row row = row_for(step->name(), step->describe(options));
+                row.wg = result.work_group;
+                finish(row, result.stats, result.output, serial_ms);
+                if (prev_ms > 0) row.speedup_prev = prev_ms / row.median_ms;
+                if (first_ms == 0) first_ms = row.median_ms;
+                emit(row);
+              }
+              if (first_ms > 0) prev_ms = first_ms;
+            }
           }
         }
       }
-    }
 
     } catch (const std::exception& e) {
       if (output.empty() || written == 0) throw;
