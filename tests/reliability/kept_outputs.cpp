@@ -16,6 +16,7 @@
 #include <fstream>
 #include <cstdlib>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "common/reference.hpp"
@@ -263,4 +264,19 @@ TEST_CASE("an unwritable home does not hide the CPU device", "[kept][device]") {
                                 {{"HOME", "/proc/no-home"}, {"XDG_CACHE_HOME", ""}, {"POCL_CACHE_DIR", ""}});
   INFO(r.err);
   CHECK(r.status == 0);
+}
+
+TEST_CASE("the histogram scales every PGM/PPM maximum value to 8 bits", "[kept][inputs]") {
+  // 16-bit mid-gray (32768 of 65535) is bin 128; maxval 1's white is bin 255.
+  for (const auto& [name, bytes, bin] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"mid16.pgm", std::string("P5\n2 1\n65535\n\x80\x00\x80\x00", 17), "128,2,2,2"},
+           {"white1.pgm", std::string("P5\n2 1\n1\n\x01\x01", 11), "255,2,2,2"},
+           {"odd.ppm", std::string("P6\n1 1\n7\n\x07\x00\x03", 12), "255,1,0,0"}}) {
+    const std::string out = fresh_dir("counts") + "/h.csv";
+    const Outcome r = run_program("histogram", {"--image", write_scratch(name, bytes), "--variant", "serial",
+                                                "--reps", "1", "--output", out});
+    INFO(name << ": " << r.err);
+    CHECK(r.status == 0);
+    CHECK(slurp(out).find("\n" + bin + "\n") != std::string::npos);
+  }
 }
