@@ -2,6 +2,9 @@
 // run, with the serial baseline and the device's measured limits beside
 // them. Every experiment in docs/ is one sweep command (bench/experiments.sh).
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -9,6 +12,8 @@
 
 #include "common/cli.hpp"
 #include "common/errors.hpp"
+#include "common/guard.hpp"
+#include "common/image.hpp"
 #include "common/limits.hpp"
 #include "common/parse.hpp"
 #include "common/program.hpp"
@@ -175,112 +180,141 @@ int main(int argc, char** argv) {
         probe.settings = combo;
         step->describe(probe);  // unknown values: usage error now
       }
-    if (!output.empty() && output.size() > 4 && output.substr(output.size() - 4) != ".csv")
+    if (!output.empty() && (output.size() < 5 || output.substr(output.size() - 4) != ".csv"))
       throw UsageError("--output: '" + output + "' must end in .csv");
+    // Every input and the output before the first job: a bad image or an
+    // unwritable path must not throw away hours of finished rows.
+    if (!output.empty()) check_writable(output);
+    std::vector<Image> images;
+    for (const auto& item : image_items) images.push_back(load_image_spec(image_spec(item)));
+
+    // Rows go out as they finish: to standard output, or to OUTPUT.partial,
+    // renamed to OUTPUT at the end (a failure leaves the finished rows there).
+    const std::string partial = output.empty() ? "" : output + ".partial";
+    std::ofstream partial_file;
+    if (!output.empty()) {
+      partial_file.open(partial, std::ios::trunc);
+      if (!partial_file) throw Error(partial + ": cannot write: " + std::strerror(errno));
+    }
+    std::ostream& csv = output.empty() ? std::cout : partial_file;
+    write_csv_header(csv);
+    csv.flush();
+    std::size_t written = 0;
+    auto emit = [&](const Row& row) {
+      write_csv_row(csv, row);
+      csv.flush();
+      if (!csv) throw Error((output.empty() ? "standard output" : partial) + ": write failed");
+      ++written;
+    };
 
     DeviceContext device(device_options.choice);
     std::cerr << "sweep: " << device.facts().name << ": measuring the device limits...\n";
     const DeviceLimits limits = device_limits(device, reprobe);
 
-    std::vector<Row> rows;
     int wrong = 0, done = 0;
-    const int total = static_cast<int>(image_items.size() * filters.size() * wgs.size() * steps.size());
-    for (const auto& item : image_items) {
-      const Image image = load_image_spec(image_spec(item));
-      for (const auto& filter : filters) {
-        const Problem problem = make_problem(image, filter, border);
-        Reference reference;
-        if (!no_check) reference = reference_correlate(problem.padded, filter);
-        const double outputs = static_cast<double>(problem.out_width()) * problem.out_height();
-        const double flops = 2.0 * filter.width * filter.width * outputs;
-        const double bytes = 4.0 * (static_cast<double>(problem.padded.pixels.size()) + outputs);
-        auto row_for = [&](const std::string& step, const std::string& variant) {
-          return problem_row(device.facts(), step, variant, problem);
-        };
-        auto finish = [&](Row& row, const Stats& stats, const Image& out, double serial_ms) {
-          fill_metrics(row, stats, static_cast<long long>(problem.padded.pixels.size()));
-          const auto share = roofline_share(limits, flops, bytes, stats.median_ms);
-          row.pct_limit = share.percent;
-          row.limit = share.limit;
-          if (serial_ms > 0) row.speedup_serial = serial_ms / stats.median_ms;
-          if (!no_check) {
-            const auto cmp = compare_with_reference(out, reference, filter.width);
-            row.max_abs_err = cmp.max_abs_err;
-            row.max_rel_err = cmp.max_rel_err;
-            if (!cmp.passed()) {
-              std::cerr << "sweep: WRONG result: " << row.step << " " << row.variant << ": "
-                        << cmp.describe() << "\n";
-              ++wrong;
-            }
-          }
-        };
-        double serial_ms = 0;
-        if (serial) {
-          Image out;
-          const Stats s = time_host([&] { out = serial_correlate(problem.padded, filter); }, serial_reps);
-          serial_ms = s.median_ms;
-          Row row = row_for("serial", "float-loop");
-          finish(row, s, out, serial_ms);
-          rows.push_back(row);
-        }
-        for (auto [wg_x, wg_y] : wgs) {
-          // "speedup_prev", as the tour has it: a step's first variant over the
-          // previous step's variant it builds on (Step::builds_on; the first by
-          // default), a later variant over its own step's first.
-          std::map<std::string, double> prev_step_ms;  // variant -> first run's median
-          std::string prev_first;
-          for (auto& step : steps) {
-            ++done;
-            const std::vector<std::string> variants = variants_for(*step);
-            std::map<std::string, double> this_step_ms;
-            const std::string base = step->builds_on().empty() ? prev_first : step->builds_on();
-            const double prev_ms = prev_step_ms.count(base) ? prev_step_ms[base] : 0;
-            for (const auto& variant : variants)
-            for (const auto& combo : settings_for(*step)) {
-              RunOptions options;
-              options.variant = variant;
-              options.settings = combo;
-              std::tie(options.wg_x, options.wg_y) =
-                  wg_x > 0 ? std::pair<int, int>{wg_x, wg_y}
-                           : step->default_work_group(device.facts(), filter.width);
-              options.kernel_source = kernel_source;
-              options.kernel_label = kernel_file;
-              std::cerr << "sweep: [" << done << "/" << total << "] " << step->name() << " "
-                        << step->describe(options) << ", " << image.width << "x" << image.height << ", "
-                        << filter.name << ", wg " << options.wg_x << "x" << options.wg_y << "\n";
-              RunResult result;
-              try {
-                result = run_step(*step, device, problem, options, reps);
-              } catch (const Error& e) {  // a limit refused it: note and go on
-                std::cerr << "sweep: skipped: " << e.what() << "\n";
-                continue;
+    const int total = static_cast<int>(images.size() * filters.size() * wgs.size() * steps.size());
+    try {
+      for (const auto& image : images) {
+        for (const auto& filter : filters) {
+          const Problem problem = make_problem(image, filter, border);
+          Reference reference;
+          if (!no_check) reference = reference_correlate(problem.padded, filter);
+          const double outputs = static_cast<double>(problem.out_width()) * problem.out_height();
+          const double flops = 2.0 * filter.width * filter.width * outputs;
+          const double bytes = 4.0 * (static_cast<double>(problem.padded.pixels.size()) + outputs);
+          auto row_for = [&](const std::string& step, const std::string& variant) {
+            return problem_row(device.facts(), step, variant, problem);
+          };
+          auto finish = [&](Row& row, const Stats& stats, const Image& out, double serial_ms) {
+            fill_metrics(row, stats, static_cast<long long>(problem.padded.pixels.size()));
+            const auto share = roofline_share(limits, flops, bytes, stats.median_ms);
+            row.pct_limit = share.percent;
+            row.limit = share.limit;
+            if (serial_ms > 0) row.speedup_serial = serial_ms / stats.median_ms;
+            if (!no_check) {
+              const auto cmp = compare_with_reference(out, reference, filter.width);
+              row.max_abs_err = cmp.max_abs_err;
+              row.max_rel_err = cmp.max_rel_err;
+              if (!cmp.passed()) {
+                std::cerr << "sweep: WRONG result: " << row.step << " " << row.variant << ": "
+                          << cmp.describe() << "\n";
+                ++wrong;
               }
-              Row row = row_for(step->name(), step->describe(options) +
-                                                  (kernel_file.empty() ? "" : " kernel=" + kernel_file));
-              row.wg = result.work_group;
-              finish(row, result.stats, result.output, serial_ms);
-              const std::string first = step->variants().front();
-              const double over = variant != first && this_step_ms.count(first) ? this_step_ms[first] : prev_ms;
-              if (over > 0) row.speedup_prev = over / row.median_ms;
-              this_step_ms.emplace(variant, row.median_ms);
-              rows.push_back(row);
             }
-            prev_step_ms = this_step_ms;
-            prev_first = step->variants().front();
+          };
+          double serial_ms = 0;
+          if (serial) {
+            Image out;
+            const Stats s = time_host([&] { out = serial_correlate(problem.padded, filter); }, serial_reps);
+            serial_ms = s.median_ms;
+            Row row = row_for("serial", "float-loop");
+            finish(row, s, out, serial_ms);
+            emit(row);
+          }
+          for (auto [wg_x, wg_y] : wgs) {
+            // "speedup_prev", as the tour has it: a step's first variant over the
+            // previous step's variant it builds on (Step::builds_on; the first by
+            // default), a later variant over its own step's first.
+            std::map<std::string, double> prev_step_ms;  // variant -> first run's median
+            std::string prev_first;
+            for (auto& step : steps) {
+              ++done;
+              const std::vector<std::string> variants = variants_for(*step);
+              std::map<std::string, double> this_step_ms;
+              const std::string base = step->builds_on().empty() ? prev_first : step->builds_on();
+              const double prev_ms = prev_step_ms.count(base) ? prev_step_ms[base] : 0;
+              for (const auto& variant : variants)
+              for (const auto& combo : settings_for(*step)) {
+                RunOptions options;
+                options.variant = variant;
+                options.settings = combo;
+                std::tie(options.wg_x, options.wg_y) =
+                    wg_x > 0 ? std::pair<int, int>{wg_x, wg_y}
+                             : step->default_work_group(device.facts(), filter.width);
+                options.kernel_source = kernel_source;
+                options.kernel_label = kernel_file;
+                std::cerr << "sweep: [" << done << "/" << total << "] " << step->name() << " "
+                          << step->describe(options) << ", " << image.width << "x" << image.height << ", "
+                          << filter.name << ", wg " << options.wg_x << "x" << options.wg_y << "\n";
+                RunResult result;
+                try {
+                  result = run_step(*step, device, problem, options, reps);
+                } catch (const KernelFault& e) {  // a wrong result, not a limit
+                  std::cerr << "sweep: WRONG result: " << step->name() << " "
+                            << step->describe(options) << ": " << e.what() << "\n";
+                  ++wrong;
+                  continue;
+                } catch (const Error& e) {  // a limit refused it: note and go on
+                  std::cerr << "sweep: skipped: " << e.what() << "\n";
+                  continue;
+                }
+                Row row = row_for(step->name(), step->describe(options) +
+                                                    (kernel_file.empty() ? "" : " kernel=" + kernel_file));
+                row.wg = result.work_group;
+                finish(row, result.stats, result.output, serial_ms);
+                const std::string first = step->variants().front();
+                const double over = variant != first && this_step_ms.count(first) ? this_step_ms[first] : prev_ms;
+                if (over > 0) row.speedup_prev = over / row.median_ms;
+                this_step_ms.emplace(variant, row.median_ms);
+                emit(row);
+              }
+              prev_step_ms = this_step_ms;
+              prev_first = step->variants().front();
           }
         }
       }
-    }
 
-    std::ostringstream csv;
-    write_csv_header(csv);
-    for (const auto& row : rows) write_csv_row(csv, row);
-    if (output.empty()) {
-      std::cout << csv.str();
-    } else {
-      const std::string text = csv.str();
-      write_file_atomically(output, std::vector<std::uint8_t>(text.begin(), text.end()));
-      std::cerr << "sweep: wrote " << rows.size() << " rows to " << output << "\n";
+    } catch (const std::exception& e) {
+      if (output.empty() || written == 0) throw;
+      throw Error(std::string(e.what()) + " (the " + std::to_string(written) +
+                  " rows finished before it are in " + partial + ")");
+    }
+    if (!output.empty()) {
+      partial_file.close();
+      if (!partial_file || std::rename(partial.c_str(), output.c_str()) != 0)
+        throw Error(output + ": cannot write: " + std::strerror(errno) + " (the rows are in " +
+                    partial + ")");
+      std::cerr << "sweep: wrote " << written << " rows to " << output << "\n";
     }
     return wrong == 0 ? 0 : 1;
   });

@@ -1,7 +1,9 @@
 #include "common/cli.hpp"
 
 #include <iostream>
+#include <memory>
 #include <new>
+#include <sstream>
 
 #include "common/errors.hpp"
 #include "common/filter.hpp"
@@ -10,8 +12,19 @@
 #include "common/program.hpp"
 #include "common/reference.hpp"
 #include "common/report.hpp"
+#include "common/watchdog.hpp"
 
 namespace conv {
+
+namespace {
+
+std::string format_seconds(double s) {
+  std::ostringstream text;
+  text << s;
+  return text.str();
+}
+
+}  // namespace
 
 void add_device_options(CLI::App& app, DeviceOptions& o) {
   app.add_flag("--list-devices", o.list, "List OpenCL platforms and devices, then exit");
@@ -107,6 +120,11 @@ int step_main(int argc, char** argv, Step& step) {
                  "Compare with the serial reference; print the error; exit 1 if over tolerance");
     app.add_flag("--csv", csv, "Print CSV (one header row) instead of a table");
     app.add_option("--kernel", kernel_file, "Build this OpenCL file instead of the embedded kernel");
+    double timeout = -1;
+    app.add_option("--timeout", timeout,
+                   "End the run after this many seconds, for a kernel that never returns "
+                   "(0: no limit; default: 60 with --kernel, else none)")
+        ->check(CLI::Range(0.0, 1e6));
     add_device_options(app, device_options);
     if (int rc = parse_command_line(app, argc, argv); rc >= 0) return rc;
 
@@ -114,27 +132,37 @@ int step_main(int argc, char** argv, Step& step) {
       print_device_list(std::cout);
       return 0;
     }
+    // Every check of the command line first (exit 2), then the files, and
+    // only then the device.
     RunOptions run;
     if (wg != "auto") std::tie(run.wg_x, run.wg_y) = parse_size(wg, "--wg", 1 << 14);
     run.variant = variant;
     for (const auto& [name, value] : run_settings)
       if (!value.empty()) run.settings[name] = value;
-    step.describe(run);  // reject an unknown variant or setting before any work
+    step.check_options(run);
+    const Border border = parse_border(problem_options.border);
+    if (!output.empty()) check_output_path(output);  // also: can it be written?
     if (!kernel_file.empty()) {
       run.kernel_source = read_text_file(kernel_file);
       run.kernel_label = kernel_file;
     }
-    if (!output.empty()) check_output_path(output);
-    const Border border = parse_border(problem_options.border);
+    if (timeout < 0) timeout = kernel_file.empty() ? 0 : kDefaultKernelTimeout;
     const Filter filter = parse_filter_spec(problem_options.filter);
     const Image image = load_image_spec(problem_options.image);
     const Problem problem = make_problem(image, filter, border);
 
-    DeviceContext device(device_options.choice);
-    if (wg == "auto") std::tie(run.wg_x, run.wg_y) = step.default_work_group(device.facts(), filter.width);
-    RunResult result = run_step(step, device, problem, run, reps);
+    RunResult result;
+    std::unique_ptr<DeviceContext> device;
+    {
+      const Watchdog watchdog(step.name(), timeout,
+                              "stopped after --timeout " + format_seconds(timeout) +
+                                  " s: the kernel did not finish (does it loop forever?)");
+      device = std::make_unique<DeviceContext>(device_options.choice);
+      if (wg == "auto") std::tie(run.wg_x, run.wg_y) = step.default_work_group(device->facts(), filter.width);
+      result = run_step(step, *device, problem, run, reps);
+    }
 
-    Row row = problem_row(device.facts(), step.name(), step.describe(run), problem);
+    Row row = problem_row(device->facts(), step.name(), step.describe(run), problem);
     row.wg = result.work_group;
     fill_metrics(row, result.stats, static_cast<long long>(problem.padded.pixels.size()));
 
@@ -149,17 +177,18 @@ int step_main(int argc, char** argv, Step& step) {
       write_csv_header(std::cout);
       write_csv_row(std::cout, row);
     } else {
-      std::cout << step.name() << " on " << device.facts().name << " (" << device.facts().platform
-                << ", driver " << device.facts().driver << "): " << image.width << "x"
+      std::cout << step.name() << " on " << device->facts().name << " (" << device->facts().platform
+                << ", driver " << device->facts().driver << "): " << image.width << "x"
                 << image.height << ", filter " << filter.name << " (" << filter.width << "x"
                 << filter.width << "), border " << row.border << "\n";
       write_table(std::cout, {row}, false);
     }
-    if (!output.empty()) save_image(output, result.output);
     if (verify) {
-      std::cerr << "verify: " << cmp.describe() << (cmp.passed() ? " - OK" : " - FAILED") << "\n";
+      std::cerr << "verify: " << cmp.describe() << (cmp.passed() ? " - OK" : " - FAILED")
+                << (!cmp.passed() && !output.empty() ? " (" + output + " not written)" : "") << "\n";
       if (!cmp.passed()) return 1;
     }
+    if (!output.empty()) save_image(output, result.output);  // only a result that passed
     return 0;
   });
 }

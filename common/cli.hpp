@@ -35,6 +35,10 @@ int guarded_main(const std::string& program, const std::function<int()>& body);
 // (0) and for a parse error (2, after one line on stderr).
 int parse_command_line(CLI::App& app, int argc, char** argv);
 
+// --timeout's default when --kernel is given: a kernel that never returns
+// ends the run with one line instead of hanging it.
+constexpr double kDefaultKernelTimeout = 60;
+
 // The whole executable of a step: parse, load, run, report, verify, save.
 int step_main(int argc, char** argv, Step& step);
 

@@ -1,7 +1,13 @@
 #include "common/device.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
+#include <filesystem>
 #include <ostream>
 #include <sstream>
 
@@ -40,9 +46,49 @@ std::string type_name(cl_device_type t) {
   return "other";
 }
 
+bool writable_folder(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  return std::filesystem::is_directory(dir, ec) && ::access(dir.c_str(), W_OK | X_OK) == 0 &&
+         [&] {  // root passes access() everywhere: try a file
+           const std::string probe = dir + "/.clconv-probe." + std::to_string(::getpid());
+           const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+           if (fd < 0) return false;
+           ::close(fd);
+           ::unlink(probe.c_str());
+           return true;
+         }();
+}
+
+// PoCL keeps compiled kernels in $XDG_CACHE_HOME/pocl (or ~/.cache/pocl)
+// and, when it cannot create that folder, offers no device at all: the
+// program would say "no OpenCL device". Before the first OpenCL call, a
+// cache folder that cannot be written is replaced by one under the
+// temporary folder, through PoCL's own POCL_CACHE_DIR. Returns what was
+// done, for the "no device" message.
+std::string prepare_pocl_cache() {
+  static const std::string note = [] {
+    if (const char* set = std::getenv("POCL_CACHE_DIR"); set && *set) return std::string();
+    const char* xdg = std::getenv("XDG_CACHE_HOME");
+    const char* home = std::getenv("HOME");
+    const std::string base = xdg && *xdg ? xdg : home && *home ? std::string(home) + "/.cache" : "";
+    if (!base.empty() && writable_folder(base + "/pocl")) return std::string();
+    std::error_code ec;
+    const std::string tmp = (std::filesystem::temp_directory_path(ec) /
+                             ("clconv-pocl-cache-" + std::to_string(::getuid()))).string();
+    std::filesystem::create_directories(tmp, ec);
+    ::chmod(tmp.c_str(), 0700);
+    if (!writable_folder(tmp)) return "PoCL's cache folder " + base + "/pocl cannot be written";
+    ::setenv("POCL_CACHE_DIR", tmp.c_str(), 1);
+    return "PoCL's cache folder " + base + "/pocl cannot be written, so " + tmp + " was used";
+  }();
+  return note;
+}
+
 }  // namespace
 
 std::vector<DeviceEntry> enumerate_devices() {
+  prepare_pocl_cache();
   std::vector<cl::Platform> platforms;
   try {
     cl::Platform::get(&platforms);
@@ -90,8 +136,12 @@ void print_device_list(std::ostream& out) {
 
 DeviceEntry choose_device(const DeviceChoice& choice) {
   auto all = enumerate_devices();
-  if (all.empty())
-    throw Error("no OpenCL device found: install an ICD such as pocl-opencl-icd (see README)");
+  if (all.empty()) {
+    const std::string cache = prepare_pocl_cache();
+    throw Error("no OpenCL device found: install an ICD such as pocl-opencl-icd (see README)" +
+                (cache.empty() ? std::string() : "; note: " + cache +
+                                                     " (set POCL_CACHE_DIR to a writable folder)"));
+  }
 
   std::string type = lower(choice.type.empty() ? "all" : choice.type);
   if (type != "all" && type != "cpu" && type != "gpu")
@@ -165,6 +215,7 @@ DeviceFacts read_facts(const cl::Device& d) {
   f.max_alloc_bytes = d.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
   f.local_mem_bytes = d.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
   f.constant_mem_bytes = d.getInfo<CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE>();
+  f.base_addr_align_bytes = d.getInfo<CL_DEVICE_MEM_BASE_ADDR_ALIGN>() / 8;
   f.max_work_group = d.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
   f.max_work_item_sizes = d.getInfo<CL_DEVICE_MAX_WORK_ITEM_SIZES>();
   f.compute_units = d.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>();

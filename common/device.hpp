@@ -32,6 +32,7 @@ struct DeviceFacts {
   std::uint64_t max_alloc_bytes = 0;
   std::uint64_t local_mem_bytes = 0;
   std::uint64_t constant_mem_bytes = 0;
+  std::size_t base_addr_align_bytes = 128;  // CL_DEVICE_MEM_BASE_ADDR_ALIGN: sub-buffer origins
   std::size_t max_work_group = 0;
   std::vector<std::size_t> max_work_item_sizes;
   unsigned compute_units = 0;

@@ -24,17 +24,19 @@ struct Image {
 constexpr std::int64_t kMaxImagePixels = std::int64_t{1} << 28;
 constexpr int kMaxImageSide = 1 << 16;
 
-// PNG, JPEG, BMP, PGM/PPM, TGA, GIF (first frame), or PFM. Color is
-// converted to gray (Rec. 601 luma); 8-bit values v map to v/255, 16-bit to
-// v/65535; PFM values are taken as they are. Throws Error naming the file.
+// PNG, JPEG, BMP, TGA, PGM/PPM (binary, any maximum value) or PFM; nothing
+// else. Color is converted to gray (Rec. 601 luma); a PGM/PPM sample v maps
+// to v/maxval, other 8-bit values to v/255 and 16-bit PNG to v/65535; PFM
+// values are taken as they are. Throws Error naming the file.
 Image load_image(const std::string& path);
 
-// A whole image file's bytes; Error naming the file for a folder, an empty
-// or unreadable file, or one over 4 GiB.
+// A whole image file's bytes; Error naming the file for anything but a
+// regular file (a folder, a FIFO, a device), an empty or unreadable file, or
+// one over 4 GiB.
 std::vector<std::uint8_t> read_image_file(const std::string& path);
 
 // Everything checked before stb_image may decode `bytes` (every loader of
-// the project calls it): header numbers stb_image would overflow on, JPEG
+// the project calls it): formats it is not to decode, JPEG
 // Huffman tables it would write past, sizes over the limits, and files it
 // would decode although they are cut short (it pads them with zeros).
 // Returns the size and channels; Error naming `name` otherwise.
@@ -57,9 +59,14 @@ Image synthetic_image(int width, int height, std::uint32_t seed = 1);
 // .pfm (exact float32). The file appears whole or not at all.
 void save_image(const std::string& path, const Image& image);
 
-// Checks before any work is done that `path` has a known extension and that
-// its folder exists, so a long run does not fail at the very end.
+// Checks before any work is done that `path` has a known extension and can
+// be written (its folder exists and takes a new file), so a long run does
+// not fail at the very end.
 void check_output_path(const std::string& path);
+
+// Error naming `path` unless a file can be created beside it and renamed
+// onto it (what write_file_atomically does): tried, then removed.
+void check_writable(const std::string& path);
 
 // PFM as the format defines it: "Pf", width height, scale (negative for
 // little-endian), then rows from the bottom up.

@@ -1,6 +1,12 @@
 #include "common/limits.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -86,38 +92,93 @@ DeviceLimits probe_limits(DeviceContext& device) {
   return limits;
 }
 
+namespace {
+
+// Figures no device reaches or falls below: 10 MB/s to 100 TB/s of copy
+// bandwidth, 10 MFLOP/s to 10 PFLOP/s. A cached line outside them (an
+// edited file, a probe that went wrong) is measured again, not believed.
+bool plausible(const DeviceLimits& l) {
+  return l.copy_gbps >= 0.01 && l.copy_gbps <= 1e5 && l.fma_gflops >= 0.01 && l.fma_gflops <= 1e7;
+}
+
+bool regular_or_missing(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) != 0 ? errno == ENOENT : S_ISREG(st.st_mode);
+}
+
+// The cached figures for `key` (false: none that can be trusted), and the
+// other devices' lines to keep.
+bool read_cache(const std::string& file, const std::string& key, DeviceLimits& found,
+                std::vector<std::string>& kept) {
+  kept.clear();
+  if (!regular_or_missing(file)) return false;  // a FIFO would block the read forever
+  std::ifstream in(file);
+  std::string line;
+  bool have = false;
+  while (std::getline(in, line)) {
+    std::istringstream s(line);
+    std::string k, extra;
+    DeviceLimits l;
+    if (!std::getline(s, k, '\t') || !(s >> l.copy_gbps >> l.fma_gflops) || (s >> extra)) continue;
+    if (k != key) {
+      kept.push_back(line);
+    } else if (plausible(l)) {
+      found = l;
+      have = true;
+    }
+  }
+  return have;
+}
+
+// An exclusive lock on FILE.lock while probing, so that programs started
+// together do not probe at once (each would measure the others' load) nor
+// overwrite each other's line. No lock (an unwritable folder): go on without.
+class CacheLock {
+ public:
+  explicit CacheLock(const std::string& file) {
+    const std::string path = file + ".lock";
+    if (!regular_or_missing(path)) return;
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd_ >= 0 && ::flock(fd_, LOCK_EX) != 0) {
+      ::close(fd_);
+      fd_ = -1;
+    }
+  }
+  ~CacheLock() {
+    if (fd_ >= 0) ::close(fd_);  // closing releases the lock
+  }
+  CacheLock(const CacheLock&) = delete;
+  CacheLock& operator=(const CacheLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+}  // namespace
+
 DeviceLimits device_limits(DeviceContext& device, bool refresh) {
   const std::string file = cache_file();
   const std::string key = cache_key(device.facts());
   std::vector<std::string> kept;
-  if (!file.empty()) {
-    std::ifstream in(file);
-    std::string line;
-    while (std::getline(in, line)) {
-      std::istringstream s(line);
-      std::string k;
-      DeviceLimits l;
-      if (!std::getline(s, k, '\t') || !(s >> l.copy_gbps >> l.fma_gflops)) continue;
-      if (k == key) {
-        if (!refresh && l.copy_gbps > 0 && l.fma_gflops > 0) return l;
-        continue;
-      }
-      kept.push_back(line);
-    }
-  }
-  DeviceLimits limits = probe_limits(device);
-  if (!file.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(std::filesystem::path(file).parent_path(), ec);
-    std::ostringstream s;
-    for (const auto& line : kept) s << line << '\n';
-    s << key << '\t' << limits.copy_gbps << '\t' << limits.fma_gflops << '\n';
-    std::string text = s.str();
-    try {
-      write_file_atomically(file, std::vector<std::uint8_t>(text.begin(), text.end()));
-    } catch (const std::exception&) {
-      // A cache that cannot be written only costs a probe next time.
-    }
+  DeviceLimits cached;
+  if (file.empty()) return probe_limits(device);
+  if (!refresh && read_cache(file, key, cached, kept)) return cached;
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(file).parent_path(), ec);
+  const CacheLock lock(file);
+  // Another program may have probed while this one waited for the lock.
+  if (!refresh && read_cache(file, key, cached, kept)) return cached;
+  const DeviceLimits limits = probe_limits(device);
+  if (!plausible(limits) || !regular_or_missing(file)) return limits;
+  std::ostringstream s;
+  s.precision(17);
+  for (const auto& line : kept) s << line << '\n';
+  s << key << '\t' << limits.copy_gbps << '\t' << limits.fma_gflops << '\n';
+  const std::string text = s.str();
+  try {
+    write_file_atomically(file, std::vector<std::uint8_t>(text.begin(), text.end()));
+  } catch (const std::exception&) {
+    // A cache that cannot be written only costs a probe next time.
   }
   return limits;
 }

@@ -18,6 +18,8 @@ DeviceLimits probe_limits(DeviceContext& device);
 
 // Cached in $XDG_CACHE_HOME/clconv/limits.tsv (or ~/.cache/...), keyed by
 // platform, device, driver and probe version. `refresh` ignores the cache.
+// Cached figures outside plausible ranges are measured again; probing holds
+// a lock (limits.tsv.lock) so that programs started together probe once.
 DeviceLimits device_limits(DeviceContext& device, bool refresh = false);
 
 // The roofline bound for a convolution: the time it cannot beat at the

@@ -1,5 +1,7 @@
 #include "common/program.hpp"
 
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -29,10 +31,20 @@ cl::Program build_program(const cl::Context& context, const cl::Device& device,
   return program;
 }
 
+void require_regular_file(const std::string& path, const std::string& what) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) throw Error(path + ": cannot open: " + std::strerror(errno));
+  if (S_ISREG(st.st_mode)) return;
+  const char* kind = S_ISDIR(st.st_mode)    ? "a directory"
+                     : S_ISFIFO(st.st_mode) ? "a FIFO"
+                     : S_ISSOCK(st.st_mode) ? "a socket"
+                     : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
+                                                                  : "a special file";
+  throw Error(path + ": is " + kind + ", not " + what + " (only regular files are read)");
+}
+
 std::string read_text_file(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw Error(path + ": is a directory, not a file");
+  require_regular_file(path, "a file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(path + ": cannot open: " + std::strerror(errno));
   // Read in pieces up to a cap, so that /dev/zero or a wrong path to a huge

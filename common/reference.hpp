@@ -1,5 +1,6 @@
 // The serial results every kernel is checked and timed against.
 #pragma once
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -9,11 +10,40 @@
 namespace conv {
 
 // The exact answer, accumulated in double over the padded image, with the
-// sum of |weight * pixel| per output so an error bound can be stated.
+// sum of |weight * pixel| per output so an error bound can be stated, and
+// (from reference_correlate) the tolerance of each output.
 struct Reference {
   int width = 0, height = 0;
   std::vector<double> value;
   std::vector<double> magnitude;
+  std::vector<double> tolerance;  // empty: compare by the number of terms
+};
+
+// How far a float accumulation of one output's terms may honestly be from
+// the exact sum (docs/reliability.md, "what --verify accepts"). Rounding
+// errors of a float sum act as a random walk: each addition errs by at most
+// u = 2^-24 of its partial sum, so the total stays within a few
+// u * sqrt(sum of the squared partial sums); kRandomWalkBound of them is
+// 10 standard deviations of the uniform model. Where the errors do not
+// cancel (a flat image: every addition rounds the same way), the float sum
+// in the reference's own order (every step's kernel sums in that order)
+// shows the error directly. The sum of both, plus u * sum |terms| for
+// fused multiply-adds, never more than the worst case n * 2u * sum |terms|.
+struct SumModel {
+  static constexpr double kRandomWalkBound = 6;
+  double sum = 0, magnitude = 0, walk = 0;
+  float float_sum = 0;
+  long long terms = 0;
+  void add(float weight, float pixel) {
+    const double term = static_cast<double>(weight) * pixel;  // exact in double
+    sum += term;
+    magnitude += std::fabs(term);
+    walk += sum * sum + term * term;
+    const float product = weight * pixel;
+    float_sum += product;
+    ++terms;
+  }
+  double tolerance() const;
 };
 
 Reference reference_correlate(const Image& padded, const Filter& filter);
@@ -31,11 +61,13 @@ struct Comparison {
   std::string describe() const;  // one line for messages
 };
 
+// Every pixel within the reference's tolerance (SumModel), or, for a
+// Reference without one, compare_with_reference_terms with n = F * F.
+Comparison compare_with_reference(const Image& output, const Reference& reference, int filter_width);
 // A float sum of n products, in any order, with or without fused
 // multiply-add, is within n * FLT_EPSILON * sum|terms| of the exact sum
-// (twice the classic bound); that is the tolerance, with n = F * F.
-Comparison compare_with_reference(const Image& output, const Reference& reference, int filter_width);
-// The same with the number of terms per output given (F * F * F in 3D).
+// (twice the classic worst case); that is the tolerance here. Too wide to
+// notice one missing term of a wide filter: for sums of other shapes.
 Comparison compare_with_reference_terms(const Image& output, const Reference& reference,
                                         long long terms);
 

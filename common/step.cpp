@@ -1,5 +1,6 @@
 #include "common/step.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -82,6 +83,20 @@ void check_buffer_size(DeviceContext& device, std::size_t bytes, const std::stri
                 " bytes (CL_DEVICE_MAX_MEM_ALLOC_SIZE)");
 }
 
+void check_private_memory(DeviceContext& device, const cl::Kernel& kernel, std::size_t items,
+                          const std::string& what, std::size_t estimate) {
+  constexpr std::size_t kCpuPrivateBytesPerGroup = std::size_t{4} << 20;
+  if (device.facts().is_gpu) return;
+  const std::size_t per_item = std::max<std::size_t>(
+      estimate, kernel.getWorkGroupInfo<CL_KERNEL_PRIVATE_MEM_SIZE>(device.device()));
+  if (per_item * items > kCpuPrivateBytesPerGroup)
+    throw Error(what + ": " + std::to_string(items) + " work-items x " + std::to_string(per_item) +
+                " bytes of private memory = " +
+                std::to_string(per_item * items) + " bytes, over the " +
+                std::to_string(kCpuPrivateBytesPerGroup) + " a CPU device (" + device.facts().name +
+                ") can keep on one thread's stack: use a smaller work-group or block");
+}
+
 void check_constant_filter(DeviceContext& device, const Filter& filter) {
   const std::size_t bytes = filter.weights.size() * sizeof(float);
   const std::size_t limit = device.facts().constant_mem_bytes;
@@ -160,25 +175,28 @@ BufferLaunch::BufferLaunch(DeviceContext& device, const Problem& problem, Layout
   const std::size_t out_bytes = layout.out_pitch * layout.out_rows * sizeof(float);
   check_buffer_size(device, in_bytes, "the padded input image");
   check_buffer_size(device, out_bytes, "the output image");
-  const auto& ctx = device.context();
+  auto& queue = device.queue();
+  guarded_input = GuardedBuffer(device, CL_MEM_READ_ONLY, in_bytes, "the padded input", layout.in_pitch,
+                                kGuardBits + 1);
+  input = guarded_input.buffer;
   const bool dense_in = layout.in_pitch == static_cast<std::size_t>(in.width) &&
                         layout.in_rows == static_cast<std::size_t>(in.height);
   if (dense_in) {
-    input = cl::Buffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, in_bytes,
-                       const_cast<float*>(in.pixels.data()));
+    queue.enqueueWriteBuffer(input, CL_TRUE, 0, in_bytes, in.pixels.data());
   } else {
-    input = cl::Buffer(ctx, CL_MEM_READ_ONLY, in_bytes);
-    auto& queue = device.queue();
     queue.enqueueFillBuffer(input, 0.0f, 0, in_bytes);
     const std::size_t row_bytes = static_cast<std::size_t>(in.width) * sizeof(float);
     queue.enqueueWriteBufferRect(input, CL_TRUE, {0, 0, 0}, {0, 0, 0},
                                  {row_bytes, static_cast<std::size_t>(in.height), 1},
                                  layout.in_pitch * sizeof(float), 0, row_bytes, 0, in.pixels.data());
   }
-  filter = cl::Buffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                      problem.filter.weights.size() * sizeof(float),
-                      const_cast<float*>(problem.filter.weights.data()));
-  output = cl::Buffer(ctx, CL_MEM_WRITE_ONLY, out_bytes);
+  const std::size_t filter_bytes = problem.filter.weights.size() * sizeof(float);
+  guarded_filter = GuardedBuffer(device, CL_MEM_READ_ONLY, filter_bytes, "the filter", 0,
+                                 kGuardBits + 2);
+  filter = guarded_filter.buffer;
+  queue.enqueueWriteBuffer(filter, CL_TRUE, 0, filter_bytes, problem.filter.weights.data());
+  guarded_output = GuardedBuffer(device, CL_MEM_WRITE_ONLY, out_bytes, "the output", layout.out_pitch);
+  output = guarded_output.buffer;
 }
 
 void BufferLaunch::set_standard_args(const Problem& problem) {
@@ -193,6 +211,8 @@ void BufferLaunch::set_standard_args(const Problem& problem) {
 
 void BufferLaunch::set_ranges(DeviceContext& device, int wg_x, int wg_y, int items_x, int items_y) {
   check_work_group(device, kernel, wg_x, wg_y);
+  check_private_memory(device, kernel, static_cast<std::size_t>(wg_x) * wg_y,
+                       "work-group " + std::to_string(wg_x) + "x" + std::to_string(wg_y));
   if (items_x < 0) items_x = out_width;
   if (items_y < 0) items_y = out_height;
   global = cl::NDRange(round_up(static_cast<std::size_t>(items_x), static_cast<std::size_t>(wg_x)),
@@ -207,9 +227,14 @@ cl::Event BufferLaunch::enqueue(cl::CommandQueue& queue) {
 }
 
 void BufferLaunch::poison_output(cl::CommandQueue& queue) {
-  const float nan = std::numeric_limits<float>::quiet_NaN();
-  queue.enqueueFillBuffer(output, nan, 0, layout.out_pitch * layout.out_rows * sizeof(float));
+  queue.enqueueFillBuffer(output, poison_value(), 0, layout.out_pitch * layout.out_rows * sizeof(float));
   queue.finish();
+}
+
+void BufferLaunch::check_guards(cl::CommandQueue& queue) {
+  guarded_output.check(queue);
+  guarded_input.check(queue);
+  guarded_filter.check(queue);
 }
 
 Image BufferLaunch::read_output(cl::CommandQueue& queue) {
@@ -237,11 +262,15 @@ RunResult run_step(Step& step, DeviceContext& device, const Problem& problem,
   auto& queue = device.queue();
   launch->poison_output(queue);
   launch->enqueue(queue).wait();
+  launch->check_guards(queue);
   RunResult result;
   result.output = launch->read_output(queue);
+  check_result(result.output);
   result.work_group = launch->work_group();
-  if (reps > 0)
+  if (reps > 0) {
     result.stats = time_launches([&] { return launch->enqueue(queue); }, warmup, reps);
+    launch->check_guards(queue);
+  }
   return result;
 }
 

@@ -10,6 +10,7 @@
 #include "common/border.hpp"
 #include "common/device.hpp"
 #include "common/filter.hpp"
+#include "common/guard.hpp"
 #include "common/image.hpp"
 #include "common/report.hpp"
 #include "common/timing.hpp"
@@ -47,8 +48,12 @@ class Launch {
  public:
   virtual ~Launch() = default;
   virtual cl::Event enqueue(cl::CommandQueue& queue) = 0;
-  // Fills the output with NaN, so a pixel the kernel forgets cannot pass.
+  // Fills the output with poison_value(), so a pixel the kernel forgets
+  // cannot pass.
   virtual void poison_output(cl::CommandQueue& queue) = 0;
+  // Throws KernelFault when a launch wrote outside its buffers (their guard
+  // bands, GuardedBuffer). A launch without guards checks nothing.
+  virtual void check_guards(cl::CommandQueue&) {}
   virtual Image read_output(cl::CommandQueue& queue) = 0;
   // The work-group shape actually used, as "16x16" (may differ from asked).
   virtual std::string work_group() const = 0;
@@ -90,6 +95,9 @@ class Step {
   // "float4" or "float4 aligned=off": the variant plus every setting that is
   // not at its default, for reports.
   std::string describe(const RunOptions& options) const;
+  // Throws UsageError for options this step cannot take (an unknown variant
+  // or setting, a work-group shape it cannot use), before any work is done.
+  virtual void check_options(const RunOptions& options) const { describe(options); }
 };
 
 // How the images lie in device memory. Zero means dense: the padded image's
@@ -102,14 +110,16 @@ struct Layout {
 };
 
 // The common case: a padded input buffer, a filter buffer and an output
-// buffer; one 2D kernel over the output, global size rounded up to the
-// work-group. Dense buffers are copied whole; pitched ones are zero-filled
-// and the image goes in and out with enqueueWriteBufferRect/ReadBufferRect.
+// buffer, each with guard bands; one 2D kernel over the output, global size
+// rounded up to the work-group. Dense buffers are copied whole; pitched ones
+// are zero-filled and the image goes in and out with
+// enqueueWriteBufferRect/ReadBufferRect.
 class BufferLaunch : public Launch {
  public:
   BufferLaunch(DeviceContext& device, const Problem& problem, Layout layout = {});
   cl::Event enqueue(cl::CommandQueue& queue) override;
   void poison_output(cl::CommandQueue& queue) override;
+  void check_guards(cl::CommandQueue& queue) override;
   Image read_output(cl::CommandQueue& queue) override;
   std::string work_group() const override;
 
@@ -121,7 +131,8 @@ class BufferLaunch : public Launch {
   // one work-item per output pixel unless items_x/items_y say otherwise.
   void set_ranges(DeviceContext& device, int wg_x, int wg_y, int items_x = -1, int items_y = -1);
 
-  cl::Buffer input, filter, output;
+  cl::Buffer input, filter, output;  // what the kernel gets: the guarded buffers' insides
+  GuardedBuffer guarded_input, guarded_filter, guarded_output;
   Layout layout;  // with the zeros replaced by the dense sizes
   cl::Kernel kernel;
   cl::NDRange global, local;
@@ -138,6 +149,15 @@ void check_work_group(DeviceContext& device, const cl::Kernel& kernel, int wg_x,
 // Throws Error naming the limit when one buffer of `bytes` is more than the
 // device allows (CL_DEVICE_MAX_MEM_ALLOC_SIZE).
 void check_buffer_size(DeviceContext& device, std::size_t bytes, const std::string& what);
+
+// Throws Error naming both numbers when `kernel`'s private memory for a
+// work-group of `items` work-items is more than a CPU device keeps on one
+// worker thread's stack (PoCL: 8 MiB; half of it is allowed). Past that the
+// launch would crash the program, not fail. No check on a GPU. The bytes
+// per work-item are the driver's CL_KERNEL_PRIVATE_MEM_SIZE or `estimate`,
+// whichever is larger (PoCL 3.1 reports 1024 for every kernel).
+void check_private_memory(DeviceContext& device, const cl::Kernel& kernel, std::size_t items,
+                          const std::string& what, std::size_t estimate = 0);
 
 // Throws Error naming both numbers when the filter does not fit in the
 // device's constant memory (CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE).
@@ -158,13 +178,16 @@ inline std::size_t round_up(std::size_t value, std::size_t multiple) {
 }
 
 struct RunResult {
-  Image output;   // from the first launch, into a poisoned buffer
+  Image output;   // from the first launch, into a poisoned buffer; checked by check_result()
   Stats stats;    // of the timed launches
   std::string work_group;
 };
 
 // Prepares, runs once into a poisoned output (that output is the result),
-// then `warmup` more untimed launches and `reps` timed ones.
+// then `warmup` more untimed launches and `reps` timed ones. Throws
+// KernelFault when the result holds untouched or non-finite pixels, or a
+// launch wrote outside its buffers (checked after the first launch and
+// after the timed ones).
 RunResult run_step(Step& step, DeviceContext& device, const Problem& problem,
                    const RunOptions& options, int reps, int warmup = 1);
 

@@ -4,10 +4,12 @@
 #include <filesystem>
 #include <iostream>
 
+#include "common/cli.hpp"
 #include "common/errors.hpp"
 #include "common/image.hpp"
 #include "common/limits.hpp"
 #include "common/program.hpp"
+#include "common/watchdog.hpp"
 #include "histogram/breakdown.hpp"
 #include "histogram/report.hpp"
 #include "histogram/run.hpp"
@@ -202,11 +204,7 @@ void check_counts_path(const std::string& path) {
   std::transform(ext.begin(), ext.end(), ext.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   if (ext != ".csv") throw UsageError("--output: '" + path + "' must end in .csv");
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) throw Error(path + ": is a directory");
-  const fs::path parent = fs::path(path).parent_path();
-  if (!parent.empty() && !fs::is_directory(parent, ec))
-    throw Error(path + ": folder " + parent.string() + " does not exist");
+  check_writable(path);  // before any work: the folder exists and takes a file
 }
 
 int run_histogram(const Options& o) {
@@ -230,9 +228,15 @@ int run_histogram(const Options& o) {
   for (const auto& spec : o.images) images.push_back({spec, load_rgb_spec(spec)});
 
   Counts first{};
+  const double timeout = o.timeout >= 0 ? o.timeout : o.kernel_file.empty() ? 0 : kDefaultKernelTimeout;
+  const Watchdog watchdog("histogram", timeout,
+                          "stopped after --timeout " + std::to_string(static_cast<long long>(timeout)) +
+                              " s: the kernel did not finish (does it loop forever?)");
   const int status = o.breakdown ? breakdown_runs(options, images, names, first)
                                  : measured_runs(options, images, names, first);
-  if (!o.output.empty()) {
+  if (!o.output.empty() && status != 0)  // counts that failed --verify are not kept
+    std::cerr << "histogram: " << o.output << " not written: verification failed\n";
+  if (!o.output.empty() && status == 0) {
     const std::string text = counts_csv(first);
     write_file_atomically(o.output, std::vector<std::uint8_t>(text.begin(), text.end()));
   }

@@ -17,6 +17,7 @@ struct Options {
   std::string output;  // FILE.csv: the counts
   DeviceChoice device;
   int reps = 10;
+  double timeout = -1;  // seconds; < 0: 60 with --kernel, else none
   bool verify = false, csv = false, breakdown = false, limits = false, no_cache = false;
 };
 

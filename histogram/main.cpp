@@ -42,6 +42,10 @@ int main(int argc, char** argv) {
                  "Report GB/s as a share of the device's measured copy bandwidth");
     app.add_option("--kernel", o.kernel_file,
                    "Build this OpenCL file instead of the variant's embedded kernel");
+    app.add_option("--timeout", o.timeout,
+                   "End the run after this many seconds, for a kernel that never returns "
+                   "(0: no limit; default: 60 with --kernel, else none)")
+        ->check(CLI::Range(0.0, 1e6));
     app.add_flag("--no-binary-cache", o.no_cache,
                  "Always compile from source (also: CLCONV_NO_BINARY_CACHE=1)");
     add_device_options(app, device);

@@ -10,6 +10,7 @@
 
 #include "common/errors.hpp"
 #include "common/image.hpp"
+#include "common/netpbm.hpp"
 #include "common/parse.hpp"
 #include "common/program.hpp"
 
@@ -59,12 +60,26 @@ std::uint8_t to_byte(float v) {
   return static_cast<std::uint8_t>(std::min(255.0f, std::max(0.0f, v)) + 0.5f);
 }
 
+// Every maxval scaled to 8 bits, rounded: v * 255 / maxval.
+RgbImage to_rgb8(const PnmRaster& r) {
+  RgbImage image;
+  image.width = r.width;
+  image.height = r.height;
+  image.rgb.resize(image.pixels() * 3);
+  for (std::size_t i = 0; i < image.rgb.size(); ++i) {
+    const std::uint32_t v = r.samples[r.channels == 3 ? i : i / 3];
+    image.rgb[i] = static_cast<std::uint8_t>((v * 255 + r.maxval / 2) / r.maxval);
+  }
+  return image;
+}
+
 }  // namespace
 
 RgbImage load_rgb_image(const std::string& path) {
   const std::vector<std::uint8_t> bytes = read_image_file(path);  // names the file on failure
   if (bytes.size() >= 2 && bytes[0] == 'P' && (bytes[1] == 'f' || bytes[1] == 'F'))
     throw Error(path + ": PFM holds floating-point samples; a histogram needs an 8-bit image");
+  if (looks_like_pnm(bytes)) return to_rgb8(decode_pnm(bytes, path));
   // The same checks as the convolution's loader: sizes, truncation, and the
   // inputs stb_image would mishandle.
   auto [w, h, channels] = check_image_bytes(path, bytes);

@@ -16,8 +16,9 @@ struct RgbImage {
   std::size_t pixels() const { return static_cast<std::size_t>(width) * height; }
 };
 
-// PNG, JPEG, BMP, PGM/PPM, TGA or GIF (first frame). Gray is replicated into
-// R, G and B; alpha is dropped; 16-bit samples are scaled to 8 bits. Throws
+// PNG, JPEG, BMP, PGM/PPM or TGA. Gray is replicated into R, G and B; alpha
+// is dropped; samples of more than 8 bits (16-bit PNG, PGM/PPM with any
+// maximum value) are scaled to 8 bits. Throws
 // Error naming the file (missing, empty, corrupt, truncated, too large).
 RgbImage load_rgb_image(const std::string& path);
 

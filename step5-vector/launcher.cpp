@@ -12,6 +12,11 @@ extern const char* const step5_vector_kernel;
 
 namespace {
 
+std::string wg_complaint(int wg_x) {
+  return "--wg: step5-vector copies float4s: the work-group width must be a multiple of 4, not " +
+         std::to_string(wg_x);
+}
+
 class VectorStep : public Step {
  public:
   std::string name() const override { return "step5-vector"; }
@@ -26,12 +31,14 @@ class VectorStep : public Step {
              "on", {"on", "off"}, {}}};
   }
   std::string embedded_source() const override { return embedded::step5_vector_kernel; }
+  void check_options(const RunOptions& options) const override {
+    Step::check_options(options);
+    if (options.wg_x % 4 != 0) throw UsageError(wg_complaint(options.wg_x));
+  }
 
   std::unique_ptr<Launch> prepare(DeviceContext& device, const Problem& problem,
                                   const RunOptions& options) override {
-    if (options.wg_x % 4 != 0)
-      throw Error("step5-vector copies float4s: the work-group width must be a multiple of 4, not " +
-                  std::to_string(options.wg_x));
+    if (options.wg_x % 4 != 0) throw Error(wg_complaint(options.wg_x));
     check_constant_filter(device, problem.filter);
     const int F = problem.filter.width;
     const bool aligned = setting(options, "aligned") == "on";

@@ -2,6 +2,7 @@
 // random filters of one width, applied as BANK separate passes and as one
 // fused pass (bank.cl); the fused row's speedup_prev is separate / fused.
 //   build/bin/step6-bank --filter-width 5 --bank 1,4,16 --verify
+#include <algorithm>
 #include <iostream>
 
 #include "common/cli.hpp"
@@ -40,6 +41,14 @@ int main(int argc, char** argv) {
     auto [wg_x, wg_y] = parse_size(wg, "--wg", 1 << 14);
     std::pair<int, int> block{0, 0};
     if (!block_text.empty()) block = parse_size(block_text, "--block", 16);
+    if (block.first % 4 != 0)
+      throw UsageError("--block: the width must be a multiple of 4, not " + std::to_string(block.first));
+    // Filter seeds run from --seed to --seed + BANK - 1, and a seed is at most 2^30.
+    const int largest_bank = *std::max_element(banks.begin(), banks.end());
+    if (seed < 1 || seed > (1u << 30) - (largest_bank - 1))
+      throw UsageError("--seed: 1.." + std::to_string((1u << 30) - (largest_bank - 1)) + " with a bank of " +
+                       std::to_string(largest_bank) + " (filters use seed .. seed + " +
+                       std::to_string(largest_bank - 1) + "), not " + std::to_string(seed));
     const Border border = parse_border(border_text);
     const Image image = load_image_spec(image_spec);
     const Image padded = pad_image(image, width, border);

@@ -131,6 +131,12 @@ BankLaunch prepare_bank(DeviceContext& device, const Image& padded, const std::v
   const int tile_height = static_cast<int>(group_h) + F - 1;
   const std::size_t tile_bytes = sizeof(float) * tile_width * tile_height;
   launch.set_ranges(device, wg_x, wg_y, static_cast<int>(grid_w / bx), static_cast<int>(grid_h / by));
+  // The BLOCK_X x BLOCK_Y floatBANK sums and the tile row each work-item holds.
+  const std::size_t sums_bytes = sizeof(float) * (static_cast<std::size_t>(bx) * by * bank + bx + F + 3);
+  check_private_memory(device, launch.kernel, static_cast<std::size_t>(wg_x) * wg_y,
+                       "a bank of " + std::to_string(bank) + " with block " + std::to_string(bx) + "x" +
+                           std::to_string(by) + " and work-group " + launch.work_group(),
+                       sums_bytes);
   check_local_memory(device, launch.kernel, tile_bytes,
                      "a " + std::to_string(tile_width) + "x" + std::to_string(tile_height) +
                          " tile (work-group " + launch.work_group() + ", block " +
@@ -173,6 +179,7 @@ BankRun run_bank(DeviceContext& device, const Image& padded, const std::vector<F
   auto& queue = device.queue();
   launch.poison_output(queue);
   launch.enqueue(queue).wait();
+  launch.check_guards(queue);
 
   const std::size_t pitch = launch.layout.out_pitch, rows = launch.layout.out_rows / b.bank;
   std::vector<float> all(pitch * rows * b.bank);
@@ -183,10 +190,14 @@ BankRun run_bank(DeviceContext& device, const Image& padded, const std::vector<F
     for (int y = 0; y < plane.height; ++y)
       for (int x = 0; x < plane.width; ++x)
         plane.at(x, y) = all[(static_cast<std::size_t>(y) * pitch + x) * b.bank + k];
+    check_result(plane, "output plane " + std::to_string(k));
     run.outputs.push_back(std::move(plane));
   }
   run.work_group = launch.work_group();
-  if (reps > 0) run.stats = time_launches([&] { return launch.enqueue(queue); }, 1, reps);
+  if (reps > 0) {
+    run.stats = time_launches([&] { return launch.enqueue(queue); }, 1, reps);
+    launch.check_guards(queue);
+  }
   return run;
 }
 
@@ -256,6 +267,30 @@ std::vector<Filter3D> random_filter_bank_3d(int bank, int width, std::uint32_t s
   return filters;
 }
 
+VolumeLayout check_volume_fits(DeviceContext& device, int width, int height, int depth, int F,
+                               int bank, int step_x, int wg_x, int wg_y, int wg_z) {
+  VolumeLayout l;
+  l.out_width = width - F + 1;
+  l.out_height = height - F + 1;
+  l.out_depth = depth - F + 1;
+  if (l.out_width < 1 || l.out_height < 1 || l.out_depth < 1)
+    throw UsageError("the volume (" + std::to_string(width) + "x" + std::to_string(height) + "x" +
+                     std::to_string(depth) + ") is smaller than the filter (" + std::to_string(F) +
+                     " on a side)");
+  check_work_group_shape(device, wg_x, wg_y, wg_z);
+  // Whole blocks along x stay inside both buffers (volume.cl).
+  l.step_x = step_x;
+  l.out_pitch = round_up(l.out_width, step_x);
+  l.in_pitch = l.out_pitch + F - 1;
+  l.in_slice = l.in_pitch * height;
+  l.out_slice = l.out_pitch * l.out_height;
+  l.in_bytes = l.in_slice * depth;
+  l.out_bytes = l.out_slice * l.out_depth * bank * sizeof(float);
+  check_buffer_size(device, l.in_bytes, "the volume");
+  check_buffer_size(device, l.out_bytes, "the output volumes");
+  return l;
+}
+
 VolumeRun run_volume(DeviceContext& device, const Volume& volume,
                      const std::vector<Filter3D>& filters, const std::string& variant,
                      int block_x, int wg_x, int wg_y, int wg_z, int reps) {
@@ -269,25 +304,14 @@ VolumeRun run_volume(DeviceContext& device, const Volume& volume,
   for (const auto& f : filters)
     if (f.width != F) throw UsageError("every filter of a bank must have the same width");
   VolumeRun run;
-  run.out_width = volume.width - F + 1;
-  run.out_height = volume.height - F + 1;
-  run.out_depth = volume.depth - F + 1;
-  if (run.out_width < 1 || run.out_height < 1 || run.out_depth < 1)
-    throw UsageError("the volume (" + std::to_string(volume.width) + "x" + std::to_string(volume.height) +
-                     "x" + std::to_string(volume.depth) + ") is smaller than the filter (" +
-                     std::to_string(F) + " on a side)");
-
-  check_work_group_shape(device, wg_x, wg_y, wg_z);
-  // Whole blocks along x stay inside both buffers (volume.cl).
-  const int step_x = blocked ? block_x : 1;
-  const std::size_t out_pitch = round_up(run.out_width, step_x);
-  const std::size_t in_pitch = out_pitch + F - 1;
-  const std::size_t in_slice = in_pitch * volume.height;
-  const std::size_t out_slice = out_pitch * run.out_height;
-  const std::size_t in_bytes = in_slice * volume.depth;
-  const std::size_t out_bytes = out_slice * run.out_depth * bank * sizeof(float);
-  check_buffer_size(device, in_bytes, "the volume");
-  check_buffer_size(device, out_bytes, "the output volumes");
+  const VolumeLayout l = check_volume_fits(device, volume.width, volume.height, volume.depth, F, bank,
+                                           blocked ? block_x : 1, wg_x, wg_y, wg_z);
+  run.out_width = l.out_width;
+  run.out_height = l.out_height;
+  run.out_depth = l.out_depth;
+  const int step_x = l.step_x;
+  const std::size_t out_pitch = l.out_pitch, in_pitch = l.in_pitch, in_slice = l.in_slice,
+                    out_slice = l.out_slice, in_bytes = l.in_bytes, out_bytes = l.out_bytes;
   const std::size_t weight_bytes = sizeof(float) * filters.front().weights.size() * bank;
   check_constant_bytes(device, weight_bytes, "a bank of " + std::to_string(bank) + " 3D filters of width " +
                                                  std::to_string(F));
@@ -334,7 +358,7 @@ VolumeRun run_volume(DeviceContext& device, const Volume& volume,
     return event;
   };
 
-  queue.enqueueFillBuffer(output, std::numeric_limits<float>::quiet_NaN(), 0, out_bytes);
+  queue.enqueueFillBuffer(output, poison_value(), 0, out_bytes);
   enqueue().wait();
   std::vector<float> all(out_bytes / sizeof(float));
   queue.enqueueReadBuffer(output, CL_TRUE, 0, out_bytes, all.data());
@@ -345,6 +369,7 @@ VolumeRun run_volume(DeviceContext& device, const Volume& volume,
         for (int x = 0; x < run.out_width; ++x)
           plane.at(x, z * run.out_height + y) =
               all[(z * out_slice + y * out_pitch + x) * bank + k];
+    check_result(plane, "output volume " + std::to_string(k));
     run.outputs.push_back(std::move(plane));
   }
   if (reps > 0) run.stats = time_launches(enqueue, 1, reps);

@@ -97,6 +97,17 @@ struct VolumeRun {
   std::string work_group;
 };
 
+// Sizes of run_volume's buffers for a width x height x depth volume, F-wide
+// filters, `bank` of them, `step_x` outputs per work-item along x (1:
+// naive). check_volume_fits() throws (UsageError for a volume smaller than
+// the filter, Error naming the device's limit) before a voxel is generated.
+struct VolumeLayout {
+  int out_width = 0, out_height = 0, out_depth = 0, step_x = 1;
+  std::size_t out_pitch = 0, in_pitch = 0, in_slice = 0, out_slice = 0, in_bytes = 0, out_bytes = 0;
+};
+VolumeLayout check_volume_fits(DeviceContext& device, int width, int height, int depth, int F,
+                               int bank, int step_x, int wg_x, int wg_y, int wg_z);
+
 // "naive" or "blocked" (block_x outputs per work-item along x).
 VolumeRun run_volume(DeviceContext& device, const Volume& volume,
                      const std::vector<Filter3D>& filters, const std::string& variant,

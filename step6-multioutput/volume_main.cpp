@@ -3,6 +3,8 @@
 // register-blocked one (volume.cl); GFLOP/s against the device's measured
 // FMA peak (pct_limit, limit "fma").
 //   build/bin/step6-volume --size 96 --bank 1,4,16 --verify
+#include <unistd.h>
+
 #include <array>
 #include <iostream>
 
@@ -61,9 +63,24 @@ int main(int argc, char** argv) {
     const std::vector<std::string> variants = split_list(variants_text);
     for (const auto& v : variants)
       if (v != "naive" && v != "blocked") throw UsageError("--variant: naive or blocked, not '" + v + "'");
-    const Volume volume = synthetic_volume(size[0], size[1], size[2], seed);
-
     DeviceContext device(o.device.choice);
+    // Every run's buffers against the device's limits before the volume is
+    // generated (a 1024^3 volume takes half a minute to make).
+    const double host_bytes = static_cast<double>(::sysconf(_SC_PHYS_PAGES)) * ::sysconf(_SC_PAGE_SIZE);
+    for (int bank : banks)
+      for (const auto& v : variants) {
+        const VolumeLayout l =
+            check_volume_fits(device, size[0], size[1], size[2], width, bank, v == "blocked" ? block_x : 1,
+                              work_group[0], work_group[1], work_group[2]);
+        // The host holds the volume and the outputs (and, with --verify, a
+        // reference of two doubles per output).
+        const double need = static_cast<double>(l.in_bytes) + l.out_bytes * (o.verify ? 5.0 : 1.0);
+        if (host_bytes > 0 && need > host_bytes)
+          throw Error("the volume and its outputs need " + std::to_string(static_cast<long long>(need)) +
+                      " bytes of host memory, more than this machine's " +
+                      std::to_string(static_cast<long long>(host_bytes)));
+      }
+    const Volume volume = synthetic_volume(size[0], size[1], size[2], seed);
     const DeviceLimits limits = extras_limits(device, o, "step6-volume");
     std::vector<Row> rows;
     std::string failure;

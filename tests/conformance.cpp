@@ -14,7 +14,9 @@
 #include <functional>
 #include <random>
 
+#include "common/cli.hpp"
 #include "common/reference.hpp"
+#include "common/watchdog.hpp"
 #include "common/registry.hpp"
 #include "tests/support.hpp"
 
@@ -80,7 +82,25 @@ std::string case_name(const Image& img, const Filter& f, Border b, Shape wg,
          std::to_string(wg.y) + ", variant " + variant;
 }
 
-// Runs one case into a NaN-poisoned output and checks every pixel.
+// run_step() for one case; a kernel's fault (a pixel never written, a NaN,
+// a write past a buffer) fails the case with the INFO()s in scope: the
+// case and the seed.
+bool run_case(Step& step, const Problem& problem, const RunOptions& options, RunResult& result) {
+  // A student's kernel that never returns would hang the suite: end it
+  // with the case and the seed instead.
+  const Watchdog watchdog("conformance_tests", options.kernel_label.empty() ? 0 : kDefaultKernelTimeout,
+                          Catch::getResultCapture().getCurrentTestName() + ": " + options.kernel_label +
+                              " did not finish within 60 s; " + conv::test::seed_note());
+  try {
+    result = run_step(step, device(), problem, options, 0);
+    return true;
+  } catch (const KernelFault& e) {
+    FAIL_CHECK(e.what());
+    return false;
+  }
+}
+
+// Runs one case into a poisoned output and checks every pixel.
 void check_case(Step& step, const Config& config, const Image& img, const Filter& f,
                 Border border, Shape wg) {
   RunOptions options = options_for(step, config);
@@ -89,7 +109,8 @@ void check_case(Step& step, const Config& config, const Image& img, const Filter
   const Problem problem = make_problem(img, f, border);
   options.wg_x = wg.x;
   options.wg_y = wg.y;
-  const RunResult result = run_step(step, device(), problem, options, 0);
+  RunResult result;
+  if (!run_case(step, problem, options, result)) return;
   const Comparison cmp =
       compare_with_reference(result.output, reference_correlate(problem.padded, f), f.width);
   INFO(cmp.describe());
@@ -157,10 +178,11 @@ void impulse(Step& step, std::mt19937& rng) {
       Image img(size, size + 3, 0.0f);
       img.at(px, py) = 1.0f;
       const RunOptions options = options_for(step, config);
-      const RunResult r = run_step(step, device(), make_problem(img, f, Border::zero), options, 0);
-      const int a = w / 2;
       INFO(step.name() << " " << step.describe(options) << kernel_note(options)
                        << ", filter width " << w << "; " << conv::test::seed_note());
+      RunResult r;
+      if (!run_case(step, make_problem(img, f, Border::zero), options, r)) continue;
+      const int a = w / 2;
       int mismatches = 0;
       for (int y = 0; y < r.output.height; ++y)
         for (int x = 0; x < r.output.width; ++x) {
@@ -182,12 +204,13 @@ void constant(Step& step, std::mt19937& rng) {
       const float c = std::uniform_real_distribution<float>(0.25f, 1.0f)(rng);
       Image img(45, 37, c);
       const RunOptions options = options_for(step, config);
-      const RunResult r = run_step(step, device(), make_problem(img, f, Border::clamp), options, 0);
+      INFO(step.name() << " " << step.describe(options) << kernel_note(options)
+                       << ", filter width " << w << ", c = " << c << "; " << conv::test::seed_note());
+      RunResult r;
+      if (!run_case(step, make_problem(img, f, Border::clamp), options, r)) continue;
       double abs_sum = 0;
       for (float v : f.weights) abs_sum += std::fabs(v) * c;
       const double expected = f.sum() * c, tolerance = w * w * 1.2e-7 * abs_sum + 1e-30;
-      INFO(step.name() << " " << step.describe(options) << kernel_note(options)
-                       << ", filter width " << w << ", c = " << c << "; " << conv::test::seed_note());
       double worst = 0;
       for (float v : r.output.pixels)
         worst = std::isfinite(v) ? std::max(worst, std::fabs(v - expected)) : INFINITY;

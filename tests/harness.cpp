@@ -245,7 +245,7 @@ TEST_CASE("missing, empty, corrupt, truncated and absurd images are errors", "[i
   CHECK_THROWS_WITH(load_image(write_scratch("empty.png", std::string())), Contains("empty"));
   CHECK_THROWS_WITH(load_image(conv::test::scratch_dir()), Contains("directory"));
   CHECK_THROWS_WITH(load_image(write_scratch("junk.png", std::string("this is not an image at all"))),
-                    Contains("junk.png") && Contains("not a readable image"));
+                    Contains("junk.png") && Contains("not an image in a supported format"));
 
   std::vector<std::uint8_t> pixels(64 * 64);
   for (std::size_t i = 0; i < pixels.size(); ++i) pixels[i] = static_cast<std::uint8_t>(i * 7);

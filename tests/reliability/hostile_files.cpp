@@ -185,8 +185,7 @@ TEST_CASE("truncated and empty files are refused in one line", "[hostile][image]
   // The complete files load: the checks above are about the missing bytes.
   for (auto [name, bytes] : std::vector<std::pair<std::string, Bytes>>{
            {"whole.tga", tga_gray(16, 16, false)},
-           {"whole-rle.tga", tga_gray(16, 16, true)},
-           {"whole.gif", gif_1x1()}}) {
+           {"whole-rle.tga", tga_gray(16, 16, true)}}) {
     const Outcome r = run_program("step1-naive", {"--image", write_scratch(name, bytes), "--reps", "1"});
     INFO(name << ": " << r.err);
     CHECK(r.status == 0);
@@ -270,9 +269,9 @@ TEST_CASE("a Gaussian with an absurd sigma still has finite weights", "[hostile]
 TEST_CASE("endless files are refused, not read until memory runs out", "[hostile][files]") {
   for (const auto& program : step_programs()) {
     INFO(program);
-    expect_refusal(program, {"--filter", "file:/dev/zero"}, 1, "larger than 16 MiB");
-    expect_refusal(program, {"--kernel", "/dev/zero"}, 1, "larger than 16 MiB");
-    expect_refusal(program, {"--image", "/dev/zero"}, 1, "/dev/zero");
+    expect_refusal(program, {"--filter", "file:/dev/zero"}, 1, "/dev/zero: is a device");
+    expect_refusal(program, {"--kernel", "/dev/zero"}, 1, "/dev/zero: is a device");
+    expect_refusal(program, {"--image", "/dev/zero"}, 1, "/dev/zero: is a device");
   }
 }
 
