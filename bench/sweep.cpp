@@ -300,10 +300,10 @@ int main(int argc, char** argv) {
               }
               prev_step_ms = this_step_ms;
               prev_first = step->variants().front();
+            }
           }
         }
       }
-
     } catch (const std::exception& e) {
       if (output.empty() || written == 0) throw;
       throw Error(std::string(e.what()) + " (the " + std::to_string(written) +
