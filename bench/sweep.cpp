@@ -280,8 +280,8 @@ int main(int argc, char** argv) {
                 try {
                   result = run_step(*step, device, problem, options, reps);
                 } catch (const KernelFault& e) {  // a wrong result, not a limit
-                  std::cerr << "sweep: WRONG result: " << step->name() << " "
-                            << step->describe(options) << ": " << e.what() << "\n";
+                  std::cerr << "sweep: WRONG result: " << step->name() << " " << step->describe(options)
+                            << (kernel_file.empty() ? "" : " kernel=" + kernel_file) << ": " << e.what() << "\n";
                   ++wrong;
                   continue;
                 } catch (const Error& e) {  // a limit refused it: note and go on

@@ -110,10 +110,12 @@ CatchReport parse_catch_xml(const std::string& xml) {
         if (x != std::string::npos) r.expanded = flatten(decode(element_text(body, x, "Expanded", e2)));
       }
       info.clear();
-    } else if (tag == "Exception" || tag == "FatalErrorCondition") {
+    } else if (tag == "Exception" || tag == "Failure" || tag == "FatalErrorCondition") {
+      // Failure: the suite's FAIL() with the harness's message (a result never
+      // written or not finite, a guard band overwritten): read as an exception.
       const std::string body = decode(element_text(xml, pos, tag, end));
       if (r.failure == CatchReport::Failure::none) {
-        r.failure = tag == "Exception" ? CatchReport::Failure::exception : CatchReport::Failure::fatal;
+        r.failure = tag == "FatalErrorCondition" ? CatchReport::Failure::fatal : CatchReport::Failure::exception;
         r.info = info;
         // Keep the lines: a build log is several.
         std::istringstream in(body);

@@ -12,6 +12,7 @@
 
 #include "common/cli.hpp"
 #include "common/errors.hpp"
+#include "common/guard.hpp"
 #include "common/parse.hpp"
 #include "common/program.hpp"
 #include "common/reference.hpp"
@@ -103,6 +104,8 @@ Outcome run_case(Step& step, RunOptions options, const Case& c, DeviceContext& d
   } catch (const UsageError&) {
     throw;  // a bad --image, --filter or --wg: nothing else can run either
   } catch (const BuildError& e) {
+    std::cerr << what << ": FAILED, " << e.what() << std::endl;
+  } catch (const KernelFault& e) {  // ran, and wrote nothing, NaN or past the end
     std::cerr << what << ": FAILED, " << e.what() << std::endl;
   } catch (const Error& e) {
     std::cout << what << ": refused, " << e.what() << std::endl;
