@@ -7,7 +7,8 @@
 # conformance suite checks the same kernels.
 #   bench/crossover.sh TAG IMAGE [device options]
 #   bench/crossover.sh h200 8192x8192 --platform NVIDIA
-#   bench/crossover.sh pocl 2048x2048
+#   CROSSOVER_WIDTHS="3 7 15 31 63" CROSSOVER_FULL_RANK_WIDTHS="3 7 15 31" \
+#     CROSSOVER_REPS=3 bench/crossover.sh pocl 2048x2048
 # Writes docs/results/crossover-TAG.csv (or $RESULTS/crossover-TAG.csv).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,12 +17,13 @@ image="${2:?usage: bench/crossover.sh TAG IMAGE [device options]}"
 shift 2
 out="${RESULTS:-docs/results}"
 widths="${CROSSOVER_WIDTHS:-3 5 7 9 11 15 21 31 45 63}"
+full_widths="${CROSSOVER_FULL_RANK_WIDTHS:-$widths}"  # step 7 with full-rank filters
 reps="${CROSSOVER_REPS:-10}"
-list() { local kind=$1 f s=""; for f in $widths; do s+="${s:+,}$kind:$f"; done; echo "$s"; }
+list() { local kind=$1 f s=""; for f in ${2:-$widths}; do s+="${s:+,}$kind:$f"; done; echo "$s"; }
 tmp="$out/.crossover-$tag"
 build/bin/sweep --steps 6,8 --images "$image" --filters "$(list random)" --reps "$reps" \
   --no-check --output "$tmp-direct.csv" "$@"
-build/bin/sweep --steps 7 --variants all --images "$image" --filters "$(list box),$(list random)" \
+build/bin/sweep --steps 7 --variants all --images "$image" --filters "$(list box),$(list random "$full_widths")" \
   --reps "$reps" --no-check --output "$tmp-separable.csv" "$@"
 { cat "$tmp-direct.csv"; tail -n +2 "$tmp-separable.csv"; } > "$out/crossover-$tag.csv"
 rm -f "$tmp-direct.csv" "$tmp-separable.csv"

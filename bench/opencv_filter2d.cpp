@@ -24,6 +24,7 @@
 #include "common/parse.hpp"
 #include "common/reference.hpp"
 #include "common/report.hpp"
+#include "step7-separable/decompose.hpp"
 
 using namespace conv;
 
@@ -130,21 +131,36 @@ int main(int argc, char** argv) {
         const Reference reference = reference_correlate(problem.padded, filter);
         cv::Mat kernel(filter.width, filter.width, CV_32F, const_cast<float*>(filter.weights.data()));
         const cv::Point anchor(filter.width / 2, filter.width / 2);
+        // A rank-1 filter also goes through cv::sepFilter2D, with the row and
+        // column factors step 7 finds (and checked against step 7's bound).
+        const SeparableFilter terms = separate(filter);
+        std::vector<std::string> functions = {"opencv.filter2D"};
+        if (terms.rank == 1) functions.push_back("opencv.sepFilter2D");
+        cv::Mat row_kernel(1, filter.width, CV_32F, const_cast<float*>(terms.rows[0].data()));
+        cv::Mat column_kernel(filter.width, 1, CV_32F, const_cast<float*>(terms.columns[0].data()));
+        for (const auto& function : functions)
         for (int threads : thread_counts) {
           cv::setNumThreads(threads);
           const std::string variant = "threads=" + std::to_string(cv::getNumThreads());
-          std::cerr << "opencv-filter2d: " << image.width << "x" << image.height << ", " << filter.name
-                    << ", " << variant << "\n";
+          std::cerr << "opencv-filter2d: " << function << ", " << image.width << "x" << image.height
+                    << ", " << filter.name << ", " << variant << "\n";
           Image out(image.width, image.height);
           cv::Mat dst(out.height, out.width, CV_32F, out.pixels.data());
-          auto call = [&] { cv::filter2D(src, dst, CV_32F, kernel, anchor, 0.0, cv_border); };
+          const bool separable = function == "opencv.sepFilter2D";
+          auto call = [&] {
+            if (separable)
+              cv::sepFilter2D(src, dst, CV_32F, row_kernel, column_kernel, anchor, 0.0, cv_border);
+            else
+              cv::filter2D(src, dst, CV_32F, kernel, anchor, 0.0, cv_border);
+          };
           call();  // untimed: allocations, and the result that is checked
           if (dst.data != reinterpret_cast<uchar*>(out.pixels.data()))
-            throw Error("cv::filter2D reallocated its output");
-          const auto cmp = compare_with_reference(out, reference, filter.width);
+            throw Error("cv::" + function.substr(7) + " reallocated its output");
+          const auto cmp = separable ? compare_separable(out, problem.padded, terms, reference)
+                                     : compare_with_reference(out, reference, filter.width);
           const Stats stats = time_host(call, reps);
 
-          Row row = problem_row(facts, "opencv.filter2D", variant, problem);
+          Row row = problem_row(facts, function, variant, problem);
           fill_metrics(row, stats, static_cast<long long>(problem.padded.pixels.size()));
           const double outputs = static_cast<double>(row.width) * row.height;
           const double flops = 2.0 * filter.width * filter.width * outputs;

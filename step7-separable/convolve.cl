@@ -39,8 +39,10 @@
 // over it. Each pass is this same kernel with TAPS_X x TAPS_Y taps: step 6's
 // tile, float4 loads and register blocking, with one side of the window 1.
 // A filter of rank k is k such pairs; the column passes after the first add
-// to the output (ACCUMULATE). convolve_fused does both passes in one kernel
-// through __local memory instead (the lesson measures which wins, and why).
+// to the output (`accumulate`). One pass's code grows with F, not F * F, so
+// the loop over tile rows can be unrolled (UNROLL_ROWS) at any width: every
+// weight index becomes a constant. convolve_fused does both passes in one
+// kernel through __local memory instead (the lesson measures which wins).
 //
 // The host padded the input by the filter's reach, so the work-item at
 // (x, y) correlates the F x F window whose top-left corner is input (x, y)
@@ -189,6 +191,9 @@ __kernel void convolve_fused(__global const float* input,   // padded, in_pitch 
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     // Column pass: each row sum under the block meets up to BLOCK_Y outputs.
+#ifdef UNROLL_ROWS
+#pragma unroll
+#endif
     for (int j = 0; j < BLOCK_Y + F - 1; j++) {
       float column[BLOCK_X];
 #pragma unroll

@@ -2,6 +2,8 @@
 // run as a row pass and a column pass per term ("passes"), or as one kernel
 // that keeps the intermediate rows in local memory ("fused"). Both use step
 // 6's pitched layout, tile, float4 loads and blocks.
+#include <numeric>
+
 #include "common/errors.hpp"
 #include "common/parse.hpp"
 #include "common/step.hpp"
@@ -78,9 +80,14 @@ class SeparableStep : public Step {
   }
   std::vector<std::string> variants() const override { return {"passes", "fused"}; }
   std::vector<StepSetting> settings() const override {
-    return {{"block", "Outputs per work-item WxH, W a multiple of 4 (default: the largest of "
-                      "4x4, 4x2, 4x1 whose tiles fit local memory)",
-             "auto", {}, {"8x1"}}};
+    return {{"block", "Outputs per work-item WxH, W a multiple of 4, of the row pass and the fused "
+                      "kernel (default: the largest of 4x4, 4x2, 4x1 whose tiles fit local memory)",
+             "auto", {}, {"8x1"}},
+            {"column-block", "The column pass's outputs per work-item WxH (variant passes; default: "
+                             "4x8 on a GPU where it fits, else as --block)", "auto", {}, {"4x8"}},
+            {"unroll", "Unroll the loop over tile rows (each pass's code grows with F only): on, off, "
+                       "or auto (tuned per device type)",
+             "auto", {"auto", "on", "off"}, {}}};
   }
   std::string embedded_source() const override { return embedded::step7_separable_kernel; }
   bool exact_sums() const override { return false; }
@@ -95,11 +102,16 @@ class SeparableStep : public Step {
     const int F = problem.filter.width;
     const bool is_fused = variant(options) == "fused";
     SeparableFilter terms = separate(problem.filter);
-    const Shape2 b = block(device, options, F, is_fused);
+    // The row pass (and the fused kernel) uses block b, the column pass cb.
+    const Shape2 b = block(device, options, F, is_fused, "block");
+    const Shape2 cb = is_fused ? b : block(device, options, F, false, "column-block");
     const std::size_t group_w = static_cast<std::size_t>(options.wg_x) * b.x;
     const std::size_t group_h = static_cast<std::size_t>(options.wg_y) * b.y;
-    const std::size_t grid_w = round_up(problem.out_width(), group_w);
-    const std::size_t grid_h = round_up(problem.out_height(), group_h);
+    const std::size_t column_group_w = static_cast<std::size_t>(options.wg_x) * cb.x;
+    const std::size_t column_group_h = static_cast<std::size_t>(options.wg_y) * cb.y;
+    // Whole groups of both passes across; whole column-pass groups down.
+    const std::size_t grid_w = round_up(problem.out_width(), std::lcm(group_w, column_group_w));
+    const std::size_t grid_h = round_up(problem.out_height(), is_fused ? group_h : column_group_h);
     // The row pass covers every padded row the column pass reads.
     const std::size_t mid_rows = round_up(grid_h + F - 1, group_h);
     Layout layout;
@@ -110,8 +122,12 @@ class SeparableStep : public Step {
     auto launch = std::make_unique<SeparableLaunch>(device, problem, layout, std::move(terms));
     const SeparableFilter& s = launch->terms;
     launch->wg = std::to_string(options.wg_x) + "x" + std::to_string(options.wg_y);
-    const std::string blocks = " -D ALIGNED_PITCH -D FILTER_WIDTH=" + std::to_string(F) +
-                               " -D BLOCK_X=" + std::to_string(b.x) + " -D BLOCK_Y=" + std::to_string(b.y);
+    const std::string common = " -D ALIGNED_PITCH -D FILTER_WIDTH=" + std::to_string(F) +
+                               (unroll_rows(device, options, is_fused) ? " -D UNROLL_ROWS" : "");
+    auto blocks_of = [&](Shape2 bb) {
+      return common + " -D BLOCK_X=" + std::to_string(bb.x) + " -D BLOCK_Y=" + std::to_string(bb.y);
+    };
+    const std::string blocks = blocks_of(b);
     const auto& ctx = device.context();
     const cl::NDRange local(options.wg_x, options.wg_y);
     const cl::NDRange global(grid_w / b.x, grid_h / b.y);
@@ -164,15 +180,16 @@ class SeparableStep : public Step {
     cl::Program row_program =
         device.program(source(options), "-D TAPS_X=" + F_text + " -D TAPS_Y=1" + blocks, label(options));
     cl::Program column_program =
-        device.program(source(options), "-D TAPS_X=1 -D TAPS_Y=" + F_text + blocks, label(options));
+        device.program(source(options), "-D TAPS_X=1 -D TAPS_Y=" + F_text + blocks_of(cb), label(options));
     launch->rows = Pass{make_kernel(row_program, "convolve", label(options)),
                         range(grid_w / b.x, mid_rows / b.y), local};
-    launch->columns = Pass{make_kernel(column_program, "convolve", label(options)), global, local};
+    launch->columns = Pass{make_kernel(column_program, "convolve", label(options)),
+                           range(grid_w / cb.x, grid_h / cb.y), local};
     // (input, pitch, output, pitch, rows, tile width, tile height) of each pass.
     set_pass_args(device, launch->rows, launch->io.input, layout.in_pitch, launch->mid, grid_w,
                   mid_rows, round_up(group_w + F - 1, 4), group_h, F, launch->wg);
     set_pass_args(device, launch->columns, launch->mid, grid_w, launch->io.output, grid_w, grid_h,
-                  group_w, group_h + F - 1, F, launch->wg);
+                  column_group_w, column_group_h + F - 1, F, launch->wg);
     return launch;
   }
 
@@ -207,16 +224,30 @@ class SeparableStep : public Step {
                   std::to_string(limit) + " bytes (CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE)");
   }
 
-  // --block, or the first of 4x4, 4x2, 4x1 whose tiles fit local memory.
-  Shape2 block(DeviceContext& device, const RunOptions& options, int F, bool is_fused) const {
-    const std::string text = setting(options, "block");
+  // --unroll, or the tuned default: on, except the fused kernel on a CPU
+  // (bench/experiments.sh separable; docs/step7-separable.md).
+  bool unroll_rows(DeviceContext& device, const RunOptions& options, bool is_fused) const {
+    const std::string text = setting(options, "unroll");
+    if (text != "auto") return text == "on";
+    return !is_fused || device.facts().is_gpu;
+  }
+
+  // --block or --column-block, or the first of the tuned blocks whose tiles
+  // fit local memory.
+  Shape2 block(DeviceContext& device, const RunOptions& options, int F, bool is_fused,
+               const std::string& name) const {
+    const std::string text = setting(options, name);
     if (text != "auto") {
-      auto [bx, by] = parse_size(text, "--block", 16);
+      auto [bx, by] = parse_size(text, "--" + name, 16);
       if (bx % 4 != 0)
-        throw UsageError("--block: the width must be a multiple of 4, not " + std::to_string(bx));
+        throw UsageError("--" + name + ": the width must be a multiple of 4, not " + std::to_string(bx));
       return {bx, by};
     }
-    for (Shape2 b : {Shape2{4, 4}, Shape2{4, 2}, Shape2{4, 1}}) {
+    // A GPU's column pass does best with taller blocks: fewer tile rows
+    // loaded per output (bench/experiments.sh separable-blocks).
+    std::vector<Shape2> tuned = {{4, 4}, {4, 2}, {4, 1}};
+    if (name == "column-block" && device.facts().is_gpu) tuned.insert(tuned.begin(), Shape2{4, 8});
+    for (Shape2 b : tuned) {
       const std::size_t w = static_cast<std::size_t>(options.wg_x) * b.x;
       const std::size_t h = static_cast<std::size_t>(options.wg_y) * b.y;
       const std::size_t bytes = is_fused ? sizeof(float) * (round_up(w + F - 1, 4) + w) * (h + F - 1)

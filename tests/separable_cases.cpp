@@ -68,6 +68,7 @@ void check_both_variants(const Filter& f, std::mt19937& rng) {
       options.variant = variant;
       options.wg_x = 16;
       options.wg_y = 8;
+      conv::test::use_student_kernel("step7-separable", options);
       const Problem problem = make_problem(img, f, border);
       const RunResult r = run_step(*step, conv::test::device(), problem, options, 0);
       const Comparison cmp =
