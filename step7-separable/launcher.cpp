@@ -30,7 +30,11 @@ class SeparableLaunch : public Launch {
  public:
   SeparableLaunch(DeviceContext& device, const Problem& problem, const Layout& layout,
                   SeparableFilter terms)
-      : io(device, problem, layout), terms(std::move(terms)) {}
+      : io(device, problem, layout), terms(std::move(terms)) {
+    // The column passes of terms 2..k read the output they add to.
+    io.output = cl::Buffer(device.context(), CL_MEM_READ_WRITE,
+                           io.layout.out_pitch * io.layout.out_rows * sizeof(float));
+  }
 
   cl::Event enqueue(cl::CommandQueue& queue) override {
     cl::Event event;

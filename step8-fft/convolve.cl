@@ -7,7 +7,8 @@
 //                padded image's, so the circular wrap never reaches a
 //                valid output);
 //   (VkFFT)      forward real-to-complex transform, in place;
-//   multiply     X * conj(K) / (P Q), one complex product per frequency;
+//   convolve     X * conj(K) / (P Q), one complex product per frequency:
+//                the convolution theorem's product (conjugated: correlation);
 //   (VkFFT)      inverse complex-to-real transform, in place;
 //   crop         the valid out_width x out_height corner into the output.
 // The filter's spectrum is computed once, when the launch is prepared.
@@ -24,7 +25,7 @@ __kernel void load_padded(__global const float* input,  // the padded image, den
   spectrum[y * row_floats + x] = (x < in_width && y < in_height) ? input[y * in_width + x] : 0.0f;
 }
 
-__kernel void multiply(__global float2* spectrum,              // the image's, overwritten
+__kernel void convolve(__global float2* spectrum,              // the image's, overwritten
                        __global const float2* filter_spectrum,
                        const int count,                         // complex values
                        const float scale) {                     // 1 / (P Q): VkFFT's inverse is unnormalized

@@ -110,21 +110,26 @@ class FftStep : public Step {
                                   const RunOptions& options) override {
     check_work_group_shape(device, 16, 16);
     const Sizes s = sizes_for(problem, setting(options, "size") == "pow2");
+    const std::size_t bytes = (s.P / 2 + 1) * 2 * s.Q * sizeof(float);
+    check_buffer_size(device, bytes, "the " + std::to_string(s.P) + "x" + std::to_string(s.Q) + " transform");
     auto plan = plan_for(device, s);
     auto launch = std::make_unique<FftLaunch>(device, problem, plan);
-    const std::size_t bytes = plan->buffer_bytes();
-    check_buffer_size(device, bytes, "the transform's buffer");
     const auto& ctx = device.context();
     launch->spectrum = cl::Buffer(ctx, CL_MEM_READ_WRITE, bytes);
     launch->filter_spectrum = cl::Buffer(ctx, CL_MEM_READ_WRITE, bytes);
     cl::Program program = device.program(source(options), "", label(options));
+    // The product first: a --kernel file without it is named for it.
+    launch->multiply = make_kernel(program, "convolve", label(options));
     launch->load = make_kernel(program, "load_padded", label(options));
-    launch->multiply = make_kernel(program, "multiply", label(options));
     launch->crop = make_kernel(program, "crop", label(options));
     const int row_floats = static_cast<int>(2 * (s.P / 2 + 1));
     const int complex_count = row_floats / 2 * static_cast<int>(s.Q);
     launch->load_global = cl::NDRange(round_up(row_floats, 16), round_up(s.Q, 16));
     launch->multiply_global = cl::NDRange(round_up(complex_count, 64));
+    launch->multiply.setArg(0, launch->spectrum);
+    launch->multiply.setArg(1, launch->filter_spectrum);
+    launch->multiply.setArg(2, complex_count);
+    launch->multiply.setArg(3, static_cast<float>(1.0 / (static_cast<double>(s.P) * s.Q)));
     launch->crop_global = cl::NDRange(round_up(problem.out_width(), 16), round_up(problem.out_height(), 16));
 
     // The filter's spectrum: K in the corner of a zero P x Q array, forward.
@@ -146,10 +151,6 @@ class FftStep : public Step {
     launch->load.setArg(1, problem.padded.width);
     launch->load.setArg(2, problem.padded.height);
     launch->load.setArg(3, launch->spectrum);
-    launch->multiply.setArg(0, launch->spectrum);
-    launch->multiply.setArg(1, launch->filter_spectrum);
-    launch->multiply.setArg(2, complex_count);
-    launch->multiply.setArg(3, static_cast<float>(1.0 / (static_cast<double>(s.P) * s.Q)));
     launch->crop.setArg(0, launch->spectrum);
     launch->crop.setArg(1, row_floats);
     launch->crop.setArg(2, launch->io.output);
