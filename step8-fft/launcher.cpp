@@ -118,18 +118,19 @@ class FftStep : public Step {
     launch->spectrum = cl::Buffer(ctx, CL_MEM_READ_WRITE, bytes);
     launch->filter_spectrum = cl::Buffer(ctx, CL_MEM_READ_WRITE, bytes);
     cl::Program program = device.program(source(options), "", label(options));
-    // The product first: a --kernel file without it is named for it.
-    launch->multiply = make_kernel(program, "convolve", label(options));
-    launch->load = make_kernel(program, "load_padded", label(options));
-    launch->crop = make_kernel(program, "crop", label(options));
     const int row_floats = static_cast<int>(2 * (s.P / 2 + 1));
     const int complex_count = row_floats / 2 * static_cast<int>(s.Q);
-    launch->load_global = cl::NDRange(round_up(row_floats, 16), round_up(s.Q, 16));
-    launch->multiply_global = cl::NDRange(round_up(complex_count, 64));
+    // The product first, as every step's `convolve`: a --kernel file
+    // without it, or with other arguments, is refused for it.
+    launch->multiply = make_kernel(program, "convolve", label(options));
     launch->multiply.setArg(0, launch->spectrum);
     launch->multiply.setArg(1, launch->filter_spectrum);
     launch->multiply.setArg(2, complex_count);
     launch->multiply.setArg(3, static_cast<float>(1.0 / (static_cast<double>(s.P) * s.Q)));
+    launch->load = make_kernel(program, "load_padded", label(options));
+    launch->crop = make_kernel(program, "crop", label(options));
+    launch->load_global = cl::NDRange(round_up(row_floats, 16), round_up(s.Q, 16));
+    launch->multiply_global = cl::NDRange(round_up(complex_count, 64));
     launch->crop_global = cl::NDRange(round_up(problem.out_width(), 16), round_up(problem.out_height(), 16));
 
     // The filter's spectrum: K in the corner of a zero P x Q array, forward.
