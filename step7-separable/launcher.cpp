@@ -91,7 +91,9 @@ class SeparableStep : public Step {
                              "4x8 on a GPU where it fits, else as --block)", "auto", {}, {"4x8"}},
             {"unroll", "Unroll the loop over tile rows (each pass's code grows with F only): on, off, "
                        "or auto (tuned per device type)",
-             "auto", {"auto", "on", "off"}, {}}};
+             // No choices listed, so the suites do not run each one: on a CPU, auto
+             // already builds both (the passes unrolled, the fused kernel not).
+             "auto", {}, {}}};
   }
   std::string embedded_source() const override { return embedded::step7_separable_kernel; }
   bool exact_sums() const override { return false; }
@@ -232,6 +234,8 @@ class SeparableStep : public Step {
   // (bench/experiments.sh separable; docs/step7-separable.md).
   bool unroll_rows(DeviceContext& device, const RunOptions& options, bool is_fused) const {
     const std::string text = setting(options, "unroll");
+    if (text != "auto" && text != "on" && text != "off")
+      throw UsageError("--unroll must be one of auto, on, off, not '" + text + "'");
     if (text != "auto") return text == "on";
     return !is_fused || device.facts().is_gpu;
   }
