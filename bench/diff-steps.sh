@@ -4,7 +4,7 @@
 # Extra arguments go to diff (for example --color=always, or -U10).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-n="${1:?usage: bench/diff-steps.sh N (2..6)}"
+n="${1:?usage: bench/diff-steps.sh N (2..7)}"
 shift
 new=$(ls -d step"$n"-*/ 2>/dev/null | head -n 1)
 old=$(ls -d step"$((n - 1))"-*/ 2>/dev/null | head -n 1)
