@@ -182,6 +182,10 @@ class SeparableStep : public Step {
     const std::size_t mid_bytes = grid_w * mid_rows * sizeof(float);
     check_buffer_size(device, mid_bytes, "the intermediate image of the row pass");
     launch->mid = cl::Buffer(ctx, CL_MEM_READ_WRITE, mid_bytes);
+    // Filled once, though the row pass writes every float of it: without
+    // this, Oclgrind reports the column pass's tile loads from `mid` as
+    // uninitialized, which we have not explained (docs/reliability.md).
+    device.queue().enqueueFillBuffer(launch->mid, 0.0f, 0, mid_bytes);
     const std::string F_text = std::to_string(F);
     cl::Program row_program =
         device.program(source(options), "-D TAPS_X=" + F_text + " -D TAPS_Y=1" + blocks, label(options));
