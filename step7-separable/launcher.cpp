@@ -88,7 +88,7 @@ class SeparableStep : public Step {
                       "kernel (default: the largest of 4x4, 4x2, 4x1 whose tiles fit local memory)",
              "auto", {}, {"8x1"}},
             {"column-block", "The column pass's outputs per work-item WxH (variant passes; default: "
-                             "4x8 on a GPU where it fits, else as --block)", "auto", {}, {"4x8"}},
+                             "the first of 4x8 (on a GPU only), 4x4, 4x2, 4x1 that fits local memory)", "auto", {}, {"4x8"}},
             {"unroll", "Unroll the loop over tile rows (each pass's code grows with F only): on, off, "
                        "or auto (tuned per device type)",
              // No choices listed, so the suites do not run each one: on a CPU, auto

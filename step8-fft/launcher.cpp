@@ -53,7 +53,7 @@ class FftLaunch : public Launch {
     cl::Event event;
     queue.enqueueNDRangeKernel(load, cl::NullRange, load_global, local, nullptr, &first);
     plan->forward(queue, spectrum);
-    queue.enqueueNDRangeKernel(multiply, cl::NullRange, multiply_global, cl::NDRange(64));
+    queue.enqueueNDRangeKernel(multiply, cl::NullRange, multiply_global, multiply_local);
     plan->inverse(queue, spectrum);
     queue.enqueueNDRangeKernel(crop, cl::NullRange, crop_global, local, nullptr, &event);
     return event;
@@ -64,14 +64,17 @@ class FftLaunch : public Launch {
   }
   void poison_output(cl::CommandQueue& queue) override { io.poison_output(queue); }
   Image read_output(cl::CommandQueue& queue) override { return io.read_output(queue); }
-  std::string work_group() const override { return "16x16"; }
+  // Our three kernels' (VkFFT chooses its own).
+  std::string work_group() const override {
+    return std::to_string(local[0]) + "x" + std::to_string(local[1]);
+  }
   std::string note() const override { return note_text; }
 
   BufferLaunch io;  // the dense padded input and the output
   std::shared_ptr<FftPlan> plan;
   cl::Buffer spectrum, filter_spectrum;
   cl::Kernel load, multiply, crop;
-  cl::NDRange load_global, multiply_global, crop_global, local{16, 16};
+  cl::NDRange load_global, multiply_global, crop_global, local, multiply_local;
   cl::Event first;
   std::string note_text;
 };
@@ -108,7 +111,6 @@ class FftStep : public Step {
 
   std::unique_ptr<Launch> prepare(DeviceContext& device, const Problem& problem,
                                   const RunOptions& options) override {
-    check_work_group_shape(device, 16, 16);
     const Sizes s = sizes_for(problem, setting(options, "size") == "pow2");
     const std::size_t bytes = (s.P / 2 + 1) * 2 * s.Q * sizeof(float);
     check_buffer_size(device, bytes, "the " + std::to_string(s.P) + "x" + std::to_string(s.Q) + " transform");
@@ -129,9 +131,15 @@ class FftStep : public Step {
     launch->multiply.setArg(3, static_cast<float>(1.0 / (static_cast<double>(s.P) * s.Q)));
     launch->load = make_kernel(program, "load_padded", label(options));
     launch->crop = make_kernel(program, "crop", label(options));
-    launch->load_global = cl::NDRange(round_up(row_floats, 16), round_up(s.Q, 16));
-    launch->multiply_global = cl::NDRange(round_up(complex_count, 64));
-    launch->crop_global = cl::NDRange(round_up(problem.out_width(), 16), round_up(problem.out_height(), 16));
+    const std::size_t wx = options.wg_x, wy = options.wg_y;  // run_step checked the shape
+    check_work_group(device, launch->load, options.wg_x, options.wg_y);
+    check_work_group(device, launch->crop, options.wg_x, options.wg_y);
+    check_work_group(device, launch->multiply, options.wg_x * options.wg_y, 1);
+    launch->local = cl::NDRange(wx, wy);
+    launch->multiply_local = cl::NDRange(wx * wy);
+    launch->load_global = cl::NDRange(round_up(row_floats, wx), round_up(s.Q, wy));
+    launch->multiply_global = cl::NDRange(round_up(complex_count, wx * wy));
+    launch->crop_global = cl::NDRange(round_up(problem.out_width(), wx), round_up(problem.out_height(), wy));
 
     // The filter's spectrum: K in the corner of a zero P x Q array, forward.
     auto& queue = device.queue();
