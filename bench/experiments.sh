@@ -33,6 +33,11 @@
 #   volume   step 6 in 3D: a $VOLUME_SIZE^3 uchar volume (default 256, the
 #            size of seed 003), 7^3 filters, banks of 1..16, naive against
 #            register-blocked, GFLOP/s against the measured FMA peak
+#   separable  step 7, both variants, block sizes, the tile-row loop unrolled
+#            or not, work-groups 16x16 and 32x8, box:3, box:15, box:31 on
+#            $BLOCKS_IMAGE (default 8192x8192); separable-blocks: the row
+#            pass's and the column pass's blocks apart: the sweeps behind
+#            its defaults
 # bank and volume run their own executables (build/bin/step6-bank,
 # build/bin/step6-volume); extra options go to them.
 set -euo pipefail
@@ -101,5 +106,11 @@ case "$name" in
              --wgs 16x16,16x8 --set unroll=on,off --reps 20 --no-check --output "$out" "$@" ;;
   perf)    exec "$sweep" --steps 1,2,3,4,5,6 --variants default,fixed --images "${PERF_IMAGE:-8192x8192}" --wgs auto \
              --filters box:3,box:5,box:7,box:15,box:31 --reps 20 --no-check --output "$out" "$@" ;;
+  separable) exec "$sweep" --steps 7 --variants all --images "${BLOCKS_IMAGE:-8192x8192}" \
+             --filters box:3,box:15,box:31 --wgs 16x16,32x8 --set block=4x2,4x4,4x8,8x2,8x4,16x1 \
+             --set unroll=on,off --reps "${BLOCKS_REPS:-10}" --no-check --output "$out" "$@" ;;
+  separable-blocks) exec "$sweep" --steps 7 --variants passes --images "${BLOCKS_IMAGE:-8192x8192}" \
+             --filters box:3,box:15,box:31,box:63 --wgs 16x16,32x8 --set block=4x4,4x8,8x2,16x1 \
+             --set column-block=4x4,4x8,4x16 --reps "${BLOCKS_REPS:-10}" --no-check --output "$out" "$@" ;;
   *) echo "experiments.sh: unknown experiment '$name'" >&2; exit 2 ;;
 esac

@@ -26,6 +26,7 @@
 #include "common/parse.hpp"
 #include "common/reference.hpp"
 #include "common/report.hpp"
+#include "step7-separable/decompose.hpp"
 
 using namespace conv;
 
@@ -51,29 +52,6 @@ std::string cpu_name() {
       return start == std::string::npos ? "" : line.substr(start);
     }
   return "";
-}
-
-// The filter as a column times a row (ky * kx^T), if it is one to float
-// precision (box and gaussian are): the pivot's row and column, scaled.
-bool separate(const Filter& filter, cv::Mat& kx, cv::Mat& ky) {
-  const int n = filter.width;
-  const auto& w = filter.weights;
-  int pivot = 0;
-  for (int i = 1; i < n * n; ++i)
-    if (std::abs(w[i]) > std::abs(w[pivot])) pivot = i;
-  const float p = w[pivot];
-  if (p == 0.0f) return false;
-  const int pr = pivot / n, pc = pivot % n;
-  kx.create(n, 1, CV_32F);
-  ky.create(n, 1, CV_32F);
-  for (int i = 0; i < n; ++i) {
-    kx.at<float>(i) = w[pr * n + i] / p;
-    ky.at<float>(i) = w[i * n + pc];
-  }
-  for (int r = 0; r < n; ++r)
-    for (int c = 0; c < n; ++c)
-      if (std::abs(ky.at<float>(r) * kx.at<float>(c) - w[r * n + c]) > 1e-6f * std::abs(p)) return false;
-  return true;
 }
 
 }  // namespace
@@ -155,31 +133,36 @@ int main(int argc, char** argv) {
         const Reference reference = reference_correlate(problem.padded, filter);
         cv::Mat kernel(filter.width, filter.width, CV_32F, const_cast<float*>(filter.weights.data()));
         const cv::Point anchor(filter.width / 2, filter.width / 2);
-        // filter2D for every filter; sepFilter2D too where the filter is separable.
-        cv::Mat kx, ky;
-        const bool separable = separate(filter, kx, ky);
-        for (const bool sep : {false, true}) {
-        if (sep && !separable) continue;
+        // A rank-1 filter also goes through cv::sepFilter2D, with the row and
+        // column factors step 7 finds (and checked against step 7's bound).
+        const SeparableFilter terms = separate(filter);
+        std::vector<std::string> functions = {"opencv.filter2D"};
+        if (terms.rank == 1) functions.push_back("opencv.sepFilter2D");
+        cv::Mat row_kernel(1, filter.width, CV_32F, const_cast<float*>(terms.rows[0].data()));
+        cv::Mat column_kernel(filter.width, 1, CV_32F, const_cast<float*>(terms.columns[0].data()));
+        for (const auto& function : functions)
         for (int threads : thread_counts) {
           cv::setNumThreads(threads);
           const std::string variant = "threads=" + std::to_string(cv::getNumThreads());
-          std::cerr << "opencv-filter2d: " << image.width << "x" << image.height << ", " << filter.name
-                    << ", " << variant << "\n";
+          std::cerr << "opencv-filter2d: " << function << ", " << image.width << "x" << image.height
+                    << ", " << filter.name << ", " << variant << "\n";
           Image out(image.width, image.height);
           cv::Mat dst(out.height, out.width, CV_32F, out.pixels.data());
+          const bool separable = function == "opencv.sepFilter2D";
           auto call = [&] {
-            if (sep)
-              cv::sepFilter2D(src, dst, CV_32F, kx, ky, anchor, 0.0, cv_border);
+            if (separable)
+              cv::sepFilter2D(src, dst, CV_32F, row_kernel, column_kernel, anchor, 0.0, cv_border);
             else
               cv::filter2D(src, dst, CV_32F, kernel, anchor, 0.0, cv_border);
           };
           call();  // untimed: allocations, and the result that is checked
           if (dst.data != reinterpret_cast<uchar*>(out.pixels.data()))
-            throw Error("cv::filter2D reallocated its output");
-          const auto cmp = compare_with_reference(out, reference, filter.width);
+            throw Error("cv::" + function.substr(7) + " reallocated its output");
+          const auto cmp = separable ? compare_separable(out, problem.padded, terms, reference)
+                                     : compare_with_reference(out, reference, filter.width);
           const Stats stats = time_host(call, reps);
 
-          Row row = problem_row(facts, sep ? "opencv.sepFilter2D" : "opencv.filter2D", variant, problem);
+          Row row = problem_row(facts, function, variant, problem);
           fill_metrics(row, stats, static_cast<long long>(problem.padded.pixels.size()));
           const double outputs = static_cast<double>(row.width) * row.height;
           const double flops = 2.0 * filter.width * filter.width * outputs;
@@ -199,7 +182,6 @@ int main(int argc, char** argv) {
           }
           write_csv_row(std::cout, row);
           std::cout.flush();
-        }
         }
       }
     }

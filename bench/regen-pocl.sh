@@ -5,6 +5,7 @@
 # Runs the tour (every variant), seed001, seed000, seed004, vector, blocks,
 # bank, volume, the results page's same-run comparison (bench/results.sh,
 # with OpenCV when it was built), step 6 against OpenCV (bench/vs-opencv.sh),
+# steps 6, 7 and 8 against the filter width beside OpenCV (bench/crossover.sh),
 # the histogram lesson and its CPU peers (NumPy, OpenCV: python3-numpy,
 # python3-opencv), each writing its docs/results/*-pocl.csv, with the load
 # average before and after each part in docs/results/pocl-load.txt; then
@@ -36,7 +37,7 @@ load="$results/pocl-load.txt"
 echo "regen-pocl.sh on $(date -u +%F\ %H:%M) UTC, $(nproc) cores" > "$load"
 note() { echo "$1: load average (1, 5, 15 min) $(cut -d' ' -f1-3 /proc/loadavg)" >> "$load"; }
 note "start"
-all="tour seed001 seed000 seed004 vector blocks bank volume perf vs-opencv histogram histogram-peers"
+all="tour seed001 seed000 seed004 vector blocks bank volume perf vs-opencv crossover histogram histogram-peers"
 for part in ${PARTS:-$all}; do
   start=$SECONDS
   echo "== regen-pocl: $part" >&2
@@ -55,6 +56,15 @@ for part in ${PARTS:-$all}; do
       VOLUME_SIZE=64 VOLUME_REPS=5 bench/experiments.sh volume pocl ;;
     perf)
       bench/results.sh pocl ;;
+    crossover)
+      CROSSOVER_WIDTHS="3 7 15 31 63" CROSSOVER_FULL_RANK_WIDTHS="3 7 15 31" CROSSOVER_REPS=3 \
+        bench/crossover.sh pocl 2048x2048
+      if [ -x "$build/bin/opencv-filter2d" ]; then
+        "$build/bin/opencv-filter2d" --images 2048x2048 --reps 3 \
+          --filters random:3,random:7,random:15,random:31,random:63,box:3,box:7,box:15,box:31,box:63 \
+          > "$results/opencv-crossover-pocl.tmp.csv"
+        mv "$results/opencv-crossover-pocl.tmp.csv" "$results/opencv-crossover-pocl.csv"
+      fi ;;
     vs-opencv)
       bench/vs-opencv.sh --save "$results/vs-opencv-pocl.csv" ;;
     histogram)

@@ -68,15 +68,17 @@ int main(int argc, char** argv) {
     auto base_row = [&](const std::string& step, const std::string& variant) {
       return problem_row(facts, step, variant, problem);
     };
+    // `step` checks the output with its own error bound; null: the serial loop.
     auto finish_row = [&](Row& row, const Stats& stats, const Image& output, double serial_ms,
-                          double prev_ms) {
+                          double prev_ms, const Step* step) {
       fill_metrics(row, stats, static_cast<long long>(problem.padded.pixels.size()));
       const auto share = roofline_share(limits, flops, bytes, stats.median_ms);
       row.pct_limit = share.percent;
       row.limit = share.limit;
       row.speedup_serial = serial_ms / stats.median_ms;
       row.speedup_prev = prev_ms / stats.median_ms;
-      const auto cmp = compare_with_reference(output, reference, filter.width);
+      const auto cmp = step ? step->compare(output, problem, reference)
+                            : compare_with_reference(output, reference, filter.width);
       row.max_abs_err = cmp.max_abs_err;
       row.max_rel_err = cmp.max_rel_err;
       return cmp;
@@ -87,7 +89,7 @@ int main(int argc, char** argv) {
     const Stats serial = time_host([&] { serial_out = serial_correlate(problem.padded, filter); },
                                    serial_reps);
     Row serial_row = base_row("serial", "float-loop");
-    finish_row(serial_row, serial, serial_out, serial.median_ms, NAN);
+    finish_row(serial_row, serial, serial_out, serial.median_ms, NAN, nullptr);
     serial_row.wg = "";
     rows.push_back(serial_row);
 
@@ -96,6 +98,7 @@ int main(int argc, char** argv) {
     // over its own step's first. Without --all-variants the tour still runs
     // each variant a later step builds on.
     int failures = 0;
+    Row fastest;  // the quickest correct step: the one to use for this filter
     auto steps = all_steps();
     std::map<std::string, double> measured_ms;  // "step variant" -> median
     std::string baseline_key = "serial";
@@ -121,7 +124,11 @@ int main(int argc, char** argv) {
           RunResult result = run_step(*step, device, problem, options, reps);
           Row row = base_row(step->name(), variant);
           row.wg = result.work_group;
-          auto cmp = finish_row(row, result.stats, result.output, serial.median_ms, prev_ms);
+          auto cmp = finish_row(row, result.stats, result.output, serial.median_ms, prev_ms,
+                                step.get());
+          if (!result.note.empty()) std::cerr << "tour: " << step->name() << ": " << result.note << "\n";
+          if (cmp.passed() && (fastest.step.empty() || row.median_ms < fastest.median_ms))
+            fastest = row;
           if (!cmp.passed()) {
             std::cerr << "tour: " << step->name() << " " << variant << " is WRONG: "
                       << cmp.describe() << "\n";
@@ -155,6 +162,10 @@ int main(int argc, char** argv) {
       std::cout << "\nx prev: a step's first variant over the variant of the step before that it "
                    "builds on, a later variant over its own step's first.\n";
     }
+    if (!fastest.step.empty())
+      (csv ? std::cerr : std::cout) << (csv ? "tour: " : "\n") << "Fastest for " << filter.name
+                                    << " here: " << fastest.step << " (" << fastest.variant << ", "
+                                    << fastest.median_ms << " ms)\n";
     return failures == 0 ? 0 : 1;
   });
 }

@@ -168,19 +168,20 @@ int step_main(int argc, char** argv, Step& step) {
 
     Comparison cmp;
     if (verify) {
-      cmp = compare_with_reference(result.output, reference_correlate(problem.padded, filter),
-                                   filter.width);
+      cmp = step.compare(result.output, problem, reference_correlate(problem.padded, filter));
       row.max_abs_err = cmp.max_abs_err;
       row.max_rel_err = cmp.max_rel_err;
     }
     if (csv) {
       write_csv_header(std::cout);
       write_csv_row(std::cout, row);
+      if (!result.note.empty()) std::cerr << step.name() << ": " << result.note << "\n";
     } else {
       std::cout << step.name() << " on " << device->facts().name << " (" << device->facts().platform
                 << ", driver " << device->facts().driver << "): " << image.width << "x"
                 << image.height << ", filter " << filter.name << " (" << filter.width << "x"
                 << filter.width << "), border " << row.border << "\n";
+      if (!result.note.empty()) std::cout << result.note << "\n";
       write_table(std::cout, {row}, false);
     }
     if (verify) {

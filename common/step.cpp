@@ -27,6 +27,11 @@ Row problem_row(const DeviceFacts& facts, const std::string& step, const std::st
   return row;
 }
 
+Comparison Step::compare(const Image& output, const Problem& problem,
+                         const Reference& reference) const {
+  return compare_with_reference(output, reference, problem.filter.width);
+}
+
 std::string Step::source(const RunOptions& options) const {
   return options.kernel_source.empty() ? embedded_source() : options.kernel_source;
 }
@@ -267,8 +272,10 @@ RunResult run_step(Step& step, DeviceContext& device, const Problem& problem,
   result.output = launch->read_output(queue);
   check_result(result.output);
   result.work_group = launch->work_group();
+  result.note = launch->note();
   if (reps > 0) {
-    result.stats = time_launches([&] { return launch->enqueue(queue); }, warmup, reps);
+    result.stats = time_launches([&] { return launch->enqueue(queue); }, warmup, reps,
+                                 [&](const cl::Event& last) { return launch->elapsed_ms(last); });
     launch->check_guards(queue);
   }
   return result;

@@ -12,6 +12,7 @@
 #include "common/filter.hpp"
 #include "common/guard.hpp"
 #include "common/image.hpp"
+#include "common/reference.hpp"
 #include "common/report.hpp"
 #include "common/timing.hpp"
 
@@ -57,6 +58,12 @@ class Launch {
   virtual Image read_output(cl::CommandQueue& queue) = 0;
   // The work-group shape actually used, as "16x16" (may differ from asked).
   virtual std::string work_group() const = 0;
+  // The time one launch took, given the event enqueue() returned. A launch
+  // of several kernels returns its last event and measures from its first.
+  virtual double elapsed_ms(const cl::Event& last) const { return event_ms(last); }
+  // One line on what this launch does beyond the direct sum (a filter's
+  // rank, a transform size); empty for steps 1-6.
+  virtual std::string note() const { return ""; }
 };
 
 // An option only one step has (step 5's --aligned, step 6's --block): the
@@ -84,6 +91,14 @@ class Step {
   virtual std::pair<int, int> default_work_group(const DeviceFacts&, int /*filter_width*/) const {
     return {16, 16};
   }
+  // Checks `output` against the exact answer within this step's error bound:
+  // the direct sum's (compare_with_reference) unless the step computes
+  // another sum (a separable decomposition, a transform).
+  virtual Comparison compare(const Image& output, const Problem& problem,
+                             const Reference& reference) const;
+  // True when every output is one plain sum of input x weight products, so
+  // an impulse reproduces the filter bit for bit.
+  virtual bool exact_sums() const { return true; }
 
   // The source to build: --kernel's file if given, else the embedded one.
   std::string source(const RunOptions& options) const;
@@ -181,6 +196,7 @@ struct RunResult {
   Image output;   // from the first launch, into a poisoned buffer; checked by check_result()
   Stats stats;    // of the timed launches
   std::string work_group;
+  std::string note;  // Launch::note()
 };
 
 // Prepares, runs once into a poisoned output (that output is the result),

@@ -24,14 +24,15 @@ double event_ms(const cl::Event& event) {
   return static_cast<double>(end - start) * 1e-6;
 }
 
-Stats time_launches(const std::function<cl::Event()>& launch, int warmup, int reps) {
+Stats time_launches(const std::function<cl::Event()>& launch, int warmup, int reps,
+                    const std::function<double(const cl::Event&)>& measure) {
   for (int i = 0; i < warmup; ++i) launch().wait();
   std::vector<double> samples;
   samples.reserve(static_cast<std::size_t>(reps));
   for (int i = 0; i < reps; ++i) {
     cl::Event e = launch();
     e.wait();
-    samples.push_back(event_ms(e));
+    samples.push_back(measure(e));
   }
   return summarize(samples);
 }

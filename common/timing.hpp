@@ -19,8 +19,10 @@ double event_ms(const cl::Event& event);
 
 // Runs `launch` `warmup` times untimed, then `reps` times, waiting for each
 // and reading its profiling event. `launch` enqueues one kernel and returns
-// its event.
-Stats time_launches(const std::function<cl::Event()>& launch, int warmup, int reps);
+// its event; `measure` turns that event into milliseconds (event_ms unless
+// the launch is several kernels).
+Stats time_launches(const std::function<cl::Event()>& launch, int warmup, int reps,
+                    const std::function<double(const cl::Event&)>& measure = event_ms);
 
 // Wall-clock times of `reps` runs of a host function (the serial baseline),
 // summarized the same way as the kernels'.

@@ -96,8 +96,8 @@ Outcome run_case(Step& step, RunOptions options, const Case& c, DeviceContext& d
     const Problem problem = make_problem(load_image_spec(c.image), filter, parse_border(c.border));
     std::tie(options.wg_x, options.wg_y) = parse_size(c.wg, "--wg", 1 << 14);
     const RunResult result = run_step(step, device, problem, options, 0);
-    const Comparison cmp = compare_with_reference(
-        result.output, reference_correlate(problem.padded, filter), filter.width);
+    const Comparison cmp =
+        step.compare(result.output, problem, reference_correlate(problem.padded, filter));
     (cmp.passed() ? std::cout : std::cerr)
         << what << ": " << (cmp.passed() ? "OK, " : "FAILED, ") << cmp.describe() << std::endl;
     return cmp.passed() ? Outcome::passed : Outcome::failed;

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The crossover experiment (docs/step7-separable.md, docs/step8-fft.md,
+# docs/results.md): time against filter width for step 6 (direct sum),
+# step 7 (rank 1: box; full rank: random) in both variants and step 8 (FFT)
+# on one device. Results are not checked against the serial reference here
+# (--no-check: at 8192x8192 and F = 63 it would take the host an hour); the
+# conformance suite checks the same kernels.
+#   bench/crossover.sh TAG IMAGE [device options]
+#   bench/crossover.sh h200 8192x8192 --platform NVIDIA
+#   CROSSOVER_WIDTHS="3 7 15 31 63" CROSSOVER_FULL_RANK_WIDTHS="3 7 15 31" \
+#     CROSSOVER_REPS=3 bench/crossover.sh pocl 2048x2048
+# Writes docs/results/crossover-TAG.csv (or $RESULTS/crossover-TAG.csv).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tag="${1:?usage: bench/crossover.sh TAG IMAGE [device options]}"
+image="${2:?usage: bench/crossover.sh TAG IMAGE [device options]}"
+shift 2
+out="${RESULTS:-docs/results}"
+widths="${CROSSOVER_WIDTHS:-3 5 7 9 11 15 21 31 45 63}"
+full_widths="${CROSSOVER_FULL_RANK_WIDTHS:-$widths}"  # step 7 with full-rank filters
+reps="${CROSSOVER_REPS:-10}"
+list() { local kind=$1 f s=""; for f in ${2:-$widths}; do s+="${s:+,}$kind:$f"; done; echo "$s"; }
+tmp="$out/.crossover-$tag"
+build/bin/sweep --steps 6,8 --images "$image" --filters "$(list random)" --reps "$reps" \
+  --no-check --output "$tmp-direct.csv" "$@"
+build/bin/sweep --steps 7 --variants all --images "$image" --filters "$(list box),$(list random "$full_widths")" \
+  --reps "$reps" --no-check --output "$tmp-separable.csv" "$@"
+{ cat "$tmp-direct.csv"; tail -n +2 "$tmp-separable.csv"; } > "$out/crossover-$tag.csv"
+rm -f "$tmp-direct.csv" "$tmp-separable.csv"
+echo "crossover: wrote $out/crossover-$tag.csv" >&2

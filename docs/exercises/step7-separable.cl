@@ -1,0 +1,96 @@
+// Exercise, step 7 (docs/step7-separable.md, docs/coursework.md). Write the
+// bodies of convolve() (one pass) and convolve_fused() below. As handed out,
+// this file builds but computes nothing, so every conformance case of step 7
+// fails. The suite runs both variants (passes, fused) and filters of rank 1,
+// 2 and full rank. Grade it from the repository root with
+//   CLCONV_KERNEL_STEP7=docs/exercises/step7-separable.cl ctest --preset default -L step7
+//
+// Step 1: the naive kernel. One work-item computes one output pixel, reading
+// the image and the filter straight from global memory.
+//
+// Step 2: the filter moves to __constant memory. Every work-item of a
+// work-group reads the same filter weight at the same time; constant memory
+// is cached and broadcasts one value to all of them in one transaction.
+//
+// Step 3: the work-group first copies the input it needs - its own tile plus
+// a halo of F - 1 columns and rows - into __local memory, waits at a barrier,
+// then correlates from there. Each input pixel is read from global memory
+// about once per work-group instead of up to F * F times.
+//
+// Step 4: the inner loop is unrolled by four, so the loop test and branch
+// run a quarter as often. Three variants, chosen at build time:
+//   loop4  (default)          the leftover F % 4 columns run in a second loop;
+//   ifelse (-D REMAINDER_IFELSE) the leftovers are an if-else chain instead;
+//   fixed  (-D FILTER_WIDTH=F)   F is a compile-time constant, so the
+//                                compiler unrolls both loops completely.
+//
+// Step 5: the tile is copied four floats at a time, with float4 loads. The
+// launcher pads every row of the device image to a multiple of 32 floats
+// (128 bytes, --aligned on) and uploads it with enqueueWriteBufferRect, so
+// each float4 load is one aligned 16-byte transaction; it also leaves room
+// after the image so that whole float4s never leave the buffer, and the
+// copy needs no bounds test. The width is always a compile-time constant.
+//
+// Step 6: each work-item computes a BLOCK_X x BLOCK_Y block of outputs
+// (register blocking). It reads each tile row under its block into
+// registers once and uses every value for up to BLOCK_X * F multiply-adds,
+// instead of one: local-memory loads per FMA fall from about 1 to
+// (BLOCK_X + F - 1) / (BLOCK_X * F). The block and the width are
+// compile-time constants, so the sums and the row live in registers. The
+// launcher sizes the output to whole blocks (row pitch a multiple of 4), so
+// blocks are stored as float4s with no range guard.
+//
+// Step 7: a separable filter, K = column * row^T, is two 1D filters, so
+// the F x F sum becomes two sums of F: a row pass (1 x F taps, over every
+// padded row) into an intermediate image, then a column pass (F x 1 taps)
+// over it. Each pass is this same kernel with TAPS_X x TAPS_Y taps: step 6's
+// tile, float4 loads and register blocking, with one side of the window 1.
+// A filter of rank k is k such pairs; the column passes after the first add
+// to the output (`accumulate`). One pass's code grows with F, not F * F, so
+// the loop over tile rows can be unrolled (UNROLL_ROWS) at any width: every
+// weight index becomes a constant. convolve_fused does both passes in one
+// kernel through __local memory instead (the lesson measures which wins).
+//
+// Built with -D TAPS_X=.. -D TAPS_Y=.. -D FILTER_WIDTH=F -D BLOCK_X=..
+// -D BLOCK_Y=.. -D ALIGNED_PITCH, and -D UNROLL_ROWS on a GPU. The row pass
+// has TAPS_X = F, TAPS_Y = 1; the column pass TAPS_X = 1, TAPS_Y = F; the
+// fused program TAPS_X = TAPS_Y = 1 (it does not use convolve()).
+//
+// The host padded the input by the filter's reach, so the work-item at
+// (x, y) correlates the F x F window whose top-left corner is input (x, y)
+// and needs no border logic at all.
+
+__kernel void convolve(__global const float* input,   // padded, in_pitch floats per row
+                       __constant float* filter,      // TAPS_Y x TAPS_X, row-major: one term's 1D filter
+                       __global float* output,        // out_pitch floats per row
+                       const int in_pitch,
+                       const int out_pitch,           // floats per output row
+                       const int out_height,
+                       const int filter_width,        // unused: TAPS_X, TAPS_Y are compile-time
+                       __local float* tile,           // tile_width x tile_height
+                       const int tile_width,          // work-group width * BLOCK_X + TAPS_X - 1, to a multiple of 4
+                       const int tile_height,         // work-group height * BLOCK_Y + TAPS_Y - 1
+                       const int accumulate) {        // add to the output (terms after the first)
+  // TODO 1. Step 6's kernel with a TAPS_Y x TAPS_X window instead of F x F:
+  // copy the tile with float4 loads, barrier, BLOCK_Y x BLOCK_X sums in
+  // registers (the loop over tile rows unrolled when UNROLL_ROWS is defined).
+  // TODO 2. Store the block as float4s; when `accumulate` is set, add
+  // what the output already holds (the earlier terms' sum).
+}
+
+__kernel void convolve_fused(__global const float* input,   // padded, in_pitch floats per row
+                             __constant float* filter,      // per term: F row weights, F column weights
+                             __global float* output,        // out_pitch floats per row
+                             const int in_pitch,
+                             const int out_pitch,
+                             const int rank,                // terms in `filter`
+                             __local float* tile,           // tile_width x tile_height
+                             const int tile_width,          // work-group width * BLOCK_X + F - 1, to a multiple of 4
+                             const int tile_height,         // work-group height * BLOCK_Y + F - 1
+                             __local float* mid) {          // (work-group width * BLOCK_X) x tile_height
+  // TODO 3. Copy the tile (the group's outputs plus F - 1 both ways), barrier.
+  // TODO 4. For each term: the row pass over every tile row into `mid`
+  // (BLOCK_X sums per work-item and row), barrier; the column pass from
+  // `mid` into BLOCK_Y x BLOCK_X register sums, barrier.
+  // TODO 5. Store the block as float4s, with no guard.
+}

@@ -1,0 +1,277 @@
+// Step 7's launcher: the filter as a sum of separable terms (decompose.hpp),
+// run as a row pass and a column pass per term ("passes"), or as one kernel
+// that keeps the intermediate rows in local memory ("fused"). Both use step
+// 6's pitched layout, tile, float4 loads and blocks.
+#include <numeric>
+
+#include "common/errors.hpp"
+#include "common/parse.hpp"
+#include "common/step.hpp"
+#include "step7-separable/decompose.hpp"
+
+namespace conv {
+namespace embedded {
+extern const char* const step7_separable_kernel;
+}
+
+namespace {
+
+struct Shape2 {
+  int x, y;
+};
+
+// One kernel of the chain with its ranges; the tile is set per kernel.
+struct Pass {
+  cl::Kernel kernel;
+  cl::NDRange global, local;
+};
+
+class SeparableLaunch : public Launch {
+ public:
+  SeparableLaunch(DeviceContext& device, const Problem& problem, const Layout& layout,
+                  SeparableFilter terms)
+      : io(device, problem, layout), terms(std::move(terms)) {
+    // The column passes of terms 2..k read the output they add to.
+    io.output = cl::Buffer(device.context(), CL_MEM_READ_WRITE,
+                           io.layout.out_pitch * io.layout.out_rows * sizeof(float));
+  }
+
+  cl::Event enqueue(cl::CommandQueue& queue) override {
+    cl::Event event;
+    if (fused) {
+      queue.enqueueNDRangeKernel(fused->kernel, cl::NullRange, fused->global, fused->local, nullptr,
+                                 &event);
+      first = event;
+      return event;
+    }
+    for (int t = 0; t < terms.rank; ++t) {
+      rows.kernel.setArg(1, row_filters[static_cast<std::size_t>(t)]);
+      queue.enqueueNDRangeKernel(rows.kernel, cl::NullRange, rows.global, rows.local, nullptr, &event);
+      if (t == 0) first = event;
+      columns.kernel.setArg(1, column_filters[static_cast<std::size_t>(t)]);
+      columns.kernel.setArg(10, t > 0 ? 1 : 0);
+      queue.enqueueNDRangeKernel(columns.kernel, cl::NullRange, columns.global, columns.local,
+                                 nullptr, &event);
+    }
+    return event;
+  }
+  double elapsed_ms(const cl::Event& last) const override {
+    const cl_ulong start = first.getProfilingInfo<CL_PROFILING_COMMAND_START>();
+    return static_cast<double>(last.getProfilingInfo<CL_PROFILING_COMMAND_END>() - start) * 1e-6;
+  }
+  void poison_output(cl::CommandQueue& queue) override { io.poison_output(queue); }
+  Image read_output(cl::CommandQueue& queue) override { return io.read_output(queue); }
+  std::string work_group() const override { return wg; }
+  std::string note() const override { return describe_work(terms); }
+
+  BufferLaunch io;  // the padded input and the output, as step 6 lays them out
+  SeparableFilter terms;
+  std::vector<cl::Buffer> row_filters, column_filters;  // passes: one per term
+  cl::Buffer mid;                                       // passes: the row pass's output
+  Pass rows, columns;
+  std::unique_ptr<Pass> fused;
+  cl::Event first;
+  std::string wg;
+};
+
+cl::NDRange range(std::size_t x, std::size_t y) { return cl::NDRange(x, y); }
+
+class SeparableStep : public Step {
+ public:
+  std::string name() const override { return "step7-separable"; }
+  std::string summary() const override {
+    return "separable terms (SVD): a row pass and a column pass of F taps each, not F x F";
+  }
+  std::vector<std::string> variants() const override { return {"passes", "fused"}; }
+  std::vector<StepSetting> settings() const override {
+    return {{"block", "Outputs per work-item WxH, W a multiple of 4, of the row pass and the fused "
+                      "kernel (default: the largest of 4x4, 4x2, 4x1 whose tiles fit local memory)",
+             "auto", {}, {"8x1"}},
+            {"column-block", "The column pass's outputs per work-item WxH (variant passes; default: "
+                             "the first of 4x8 (on a GPU only), 4x4, 4x2, 4x1 that fits local memory)", "auto", {}, {"4x8"}},
+            {"unroll", "Unroll the loop over tile rows (each pass's code grows with F only): on, off, "
+                       "or auto (tuned per device type)",
+             // No choices listed, so the suites do not run each one: on a CPU, auto
+             // already builds both (the passes unrolled, the fused kernel not).
+             "auto", {}, {}}};
+  }
+  std::string embedded_source() const override { return embedded::step7_separable_kernel; }
+  bool exact_sums() const override { return false; }
+
+  Comparison compare(const Image& output, const Problem& problem,
+                     const Reference& reference) const override {
+    return compare_separable(output, problem.padded, separate(problem.filter), reference);
+  }
+
+  std::unique_ptr<Launch> prepare(DeviceContext& device, const Problem& problem,
+                                  const RunOptions& options) override {
+    const int F = problem.filter.width;
+    const bool is_fused = variant(options) == "fused";
+    SeparableFilter terms = separate(problem.filter);
+    // The row pass (and the fused kernel) uses block b, the column pass cb.
+    const Shape2 b = block(device, options, F, is_fused, "block");
+    const Shape2 cb = is_fused ? b : block(device, options, F, false, "column-block");
+    const std::size_t group_w = static_cast<std::size_t>(options.wg_x) * b.x;
+    const std::size_t group_h = static_cast<std::size_t>(options.wg_y) * b.y;
+    const std::size_t column_group_w = static_cast<std::size_t>(options.wg_x) * cb.x;
+    const std::size_t column_group_h = static_cast<std::size_t>(options.wg_y) * cb.y;
+    // Whole groups of both passes across; whole column-pass groups down.
+    const std::size_t grid_w = round_up(problem.out_width(), std::lcm(group_w, column_group_w));
+    const std::size_t grid_h = round_up(problem.out_height(), is_fused ? group_h : column_group_h);
+    // The row pass covers every padded row the column pass reads.
+    const std::size_t mid_rows = round_up(grid_h + F - 1, group_h);
+    Layout layout;
+    layout.in_pitch = round_up(grid_w + F + 2, 32);
+    layout.in_rows = is_fused ? grid_h + F - 1 : mid_rows;
+    layout.out_pitch = grid_w;
+    layout.out_rows = grid_h;
+    auto launch = std::make_unique<SeparableLaunch>(device, problem, layout, std::move(terms));
+    const SeparableFilter& s = launch->terms;
+    launch->wg = std::to_string(options.wg_x) + "x" + std::to_string(options.wg_y);
+    const std::string common = " -D ALIGNED_PITCH -D FILTER_WIDTH=" + std::to_string(F) +
+                               (unroll_rows(device, options, is_fused) ? " -D UNROLL_ROWS" : "");
+    auto blocks_of = [&](Shape2 bb) {
+      return common + " -D BLOCK_X=" + std::to_string(bb.x) + " -D BLOCK_Y=" + std::to_string(bb.y);
+    };
+    const std::string blocks = blocks_of(b);
+    const auto& ctx = device.context();
+    const cl::NDRange local(options.wg_x, options.wg_y);
+    const cl::NDRange global(grid_w / b.x, grid_h / b.y);
+
+    if (is_fused) {
+      std::vector<float> weights;
+      for (int t = 0; t < s.rank; ++t) {
+        weights.insert(weights.end(), s.rows[t].begin(), s.rows[t].end());
+        weights.insert(weights.end(), s.columns[t].begin(), s.columns[t].end());
+      }
+      check_constant_bytes(device, weights.size() * sizeof(float), s.rank);
+      launch->row_filters.emplace_back(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                       weights.size() * sizeof(float), weights.data());
+      cl::Program program = device.program(source(options), "-D TAPS_X=1 -D TAPS_Y=1" + blocks, label(options));
+      launch->fused = std::make_unique<Pass>(Pass{make_kernel(program, "convolve_fused", label(options)), global, local});
+      cl::Kernel& k = launch->fused->kernel;
+      check_work_group(device, k, options.wg_x, options.wg_y);
+      const int tile_width = static_cast<int>(round_up(group_w + F - 1, 4));
+      const int tile_height = static_cast<int>(group_h) + F - 1;
+      const std::size_t tile_bytes = sizeof(float) * tile_width * tile_height;
+      const std::size_t mid_bytes = sizeof(float) * group_w * tile_height;
+      check_local_memory(device, k, tile_bytes + mid_bytes,
+                         "the fused kernel's " + std::to_string(tile_width) + "x" +
+                             std::to_string(tile_height) + " tile and its row sums (work-group " +
+                             launch->wg + ", block " + std::to_string(b.x) + "x" +
+                             std::to_string(b.y) + ", filter " + std::to_string(F) + ")");
+      k.setArg(0, launch->io.input);
+      k.setArg(1, launch->row_filters.front());
+      k.setArg(2, launch->io.output);
+      k.setArg(3, static_cast<int>(layout.in_pitch));
+      k.setArg(4, static_cast<int>(layout.out_pitch));
+      k.setArg(5, s.rank);
+      k.setArg(6, cl::Local(tile_bytes));
+      k.setArg(7, tile_width);
+      k.setArg(8, tile_height);
+      k.setArg(9, cl::Local(mid_bytes));
+      return launch;
+    }
+
+    for (int t = 0; t < s.rank; ++t) {
+      launch->row_filters.emplace_back(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, F * sizeof(float),
+                                       const_cast<float*>(s.rows[t].data()));
+      launch->column_filters.emplace_back(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                          F * sizeof(float), const_cast<float*>(s.columns[t].data()));
+    }
+    const std::size_t mid_bytes = grid_w * mid_rows * sizeof(float);
+    check_buffer_size(device, mid_bytes, "the intermediate image of the row pass");
+    launch->mid = cl::Buffer(ctx, CL_MEM_READ_WRITE, mid_bytes);
+    // Filled once, though the row pass writes every float of it: without
+    // this, Oclgrind reports the column pass's tile loads from `mid` as
+    // uninitialized, which we have not explained (docs/reliability.md).
+    device.queue().enqueueFillBuffer(launch->mid, 0.0f, 0, mid_bytes);
+    const std::string F_text = std::to_string(F);
+    cl::Program row_program =
+        device.program(source(options), "-D TAPS_X=" + F_text + " -D TAPS_Y=1" + blocks, label(options));
+    cl::Program column_program =
+        device.program(source(options), "-D TAPS_X=1 -D TAPS_Y=" + F_text + blocks_of(cb), label(options));
+    launch->rows = Pass{make_kernel(row_program, "convolve", label(options)),
+                        range(grid_w / b.x, mid_rows / b.y), local};
+    launch->columns = Pass{make_kernel(column_program, "convolve", label(options)),
+                           range(grid_w / cb.x, grid_h / cb.y), local};
+    // (input, pitch, output, pitch, rows, tile width, tile height) of each pass.
+    set_pass_args(device, launch->rows, launch->io.input, layout.in_pitch, launch->mid, grid_w,
+                  mid_rows, round_up(group_w + F - 1, 4), group_h, F, launch->wg);
+    set_pass_args(device, launch->columns, launch->mid, grid_w, launch->io.output, grid_w, grid_h,
+                  column_group_w, column_group_h + F - 1, F, launch->wg);
+    return launch;
+  }
+
+ private:
+  static void set_pass_args(DeviceContext& device, Pass& pass, const cl::Buffer& in, std::size_t in_pitch,
+                            const cl::Buffer& out, std::size_t out_pitch, std::size_t out_rows,
+                            std::size_t tile_width, std::size_t tile_height, int F,
+                            const std::string& wg) {
+    cl::Kernel& k = pass.kernel;
+    check_work_group(device, k, static_cast<int>(pass.local[0]), static_cast<int>(pass.local[1]));
+    const std::size_t tile_bytes = sizeof(float) * tile_width * tile_height;
+    check_local_memory(device, k, tile_bytes,
+                       "a " + std::to_string(tile_width) + "x" + std::to_string(tile_height) +
+                           " tile (work-group " + wg + ", filter " + std::to_string(F) + ")");
+    k.setArg(0, in);
+    k.setArg(2, out);
+    k.setArg(3, static_cast<int>(in_pitch));
+    k.setArg(4, static_cast<int>(out_pitch));
+    k.setArg(5, static_cast<int>(out_rows));
+    k.setArg(6, F);
+    k.setArg(7, cl::Local(tile_bytes));
+    k.setArg(8, static_cast<int>(tile_width));
+    k.setArg(9, static_cast<int>(tile_height));
+    k.setArg(10, 0);
+  }
+
+  static void check_constant_bytes(DeviceContext& device, std::size_t bytes, int rank) {
+    const std::size_t limit = device.facts().constant_mem_bytes;
+    if (bytes > limit)
+      throw Error("the fused kernel's " + std::to_string(rank) + " terms need " + std::to_string(bytes) +
+                  " bytes of constant memory, over " + device.facts().name + "'s limit of " +
+                  std::to_string(limit) + " bytes (CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE)");
+  }
+
+  // --unroll, or the tuned default: on, except the fused kernel on a CPU
+  // (bench/experiments.sh separable; docs/step7-separable.md).
+  bool unroll_rows(DeviceContext& device, const RunOptions& options, bool is_fused) const {
+    const std::string text = setting(options, "unroll");
+    if (text != "auto" && text != "on" && text != "off")
+      throw UsageError("--unroll must be one of auto, on, off, not '" + text + "'");
+    if (text != "auto") return text == "on";
+    return !is_fused || device.facts().is_gpu;
+  }
+
+  // --block or --column-block, or the first of the tuned blocks whose tiles
+  // fit local memory.
+  Shape2 block(DeviceContext& device, const RunOptions& options, int F, bool is_fused,
+               const std::string& name) const {
+    const std::string text = setting(options, name);
+    if (text != "auto") {
+      auto [bx, by] = parse_size(text, "--" + name, 16);
+      if (bx % 4 != 0)
+        throw UsageError("--" + name + ": the width must be a multiple of 4, not " + std::to_string(bx));
+      return {bx, by};
+    }
+    // A GPU's column pass does best with taller blocks: fewer tile rows
+    // loaded per output (bench/experiments.sh separable-blocks).
+    std::vector<Shape2> tuned = {{4, 4}, {4, 2}, {4, 1}};
+    if (name == "column-block" && device.facts().is_gpu) tuned.insert(tuned.begin(), Shape2{4, 8});
+    for (Shape2 b : tuned) {
+      const std::size_t w = static_cast<std::size_t>(options.wg_x) * b.x;
+      const std::size_t h = static_cast<std::size_t>(options.wg_y) * b.y;
+      const std::size_t bytes = is_fused ? sizeof(float) * (round_up(w + F - 1, 4) + w) * (h + F - 1)
+                                         : sizeof(float) * std::max(round_up(w + F - 1, 4) * h, w * (h + F - 1));
+      if (bytes + 1024 <= device.facts().local_mem_bytes) return b;  // a KiB spare
+    }
+    return {4, 1};  // too large even so: prepare() reports the limit
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Step> make_step7_separable() { return std::make_unique<SeparableStep>(); }
+
+}  // namespace conv

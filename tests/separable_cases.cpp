@@ -1,0 +1,127 @@
+// Step 7's own conformance cases: filters of known rank (1, 2, full) and one
+// whose smallest singular values straddle the rank tolerance; the rank the
+// decomposition finds, and the output of both variants against the serial
+// reference. Tagged with the step, so ctest -L step7 runs them.
+#include <catch2/catch.hpp>
+
+#include <cfloat>
+#include <cmath>
+#include <random>
+
+#include "common/reference.hpp"
+#include "common/registry.hpp"
+#include "step7-separable/decompose.hpp"
+#include "tests/support.hpp"
+
+using namespace conv;
+
+namespace {
+
+std::vector<double> random_vector(int n, std::mt19937& rng) {
+  std::uniform_real_distribution<double> d(-1.0, 1.0);
+  std::vector<double> v(static_cast<std::size_t>(n));
+  for (auto& x : v) x = d(rng);
+  return v;
+}
+
+// sum_j sigma_j a_j b_j^T with random a_j, b_j orthonormalized (Gram-Schmidt),
+// so the singular values are exactly `sigma`.
+Filter filter_with_singular_values(const std::vector<double>& sigma, int n, std::mt19937& rng) {
+  auto orthonormal = [&](std::size_t count) {
+    std::vector<std::vector<double>> q;
+    while (q.size() < count) {
+      auto v = random_vector(n, rng);
+      for (const auto& u : q) {
+        double dot = 0;
+        for (int i = 0; i < n; ++i) dot += u[i] * v[i];
+        for (int i = 0; i < n; ++i) v[i] -= dot * u[i];
+      }
+      double norm = 0;
+      for (double x : v) norm += x * x;
+      norm = std::sqrt(norm);
+      for (auto& x : v) x /= norm;
+      q.push_back(v);
+    }
+    return q;
+  };
+  const auto a = orthonormal(sigma.size()), b = orthonormal(sigma.size());
+  Filter f;
+  f.width = n;
+  f.name = "rank-" + std::to_string(sigma.size()) + " test filter";
+  f.weights.assign(static_cast<std::size_t>(n) * n, 0.0f);
+  for (int r = 0; r < n; ++r)
+    for (int c = 0; c < n; ++c) {
+      double w = 0;
+      for (std::size_t j = 0; j < sigma.size(); ++j) w += sigma[j] * a[j][r] * b[j][c];
+      f.weights[static_cast<std::size_t>(r) * n + c] = static_cast<float>(w);
+    }
+  return f;
+}
+
+// Both variants on a 203x117 random image (not a multiple of any work-group).
+void check_both_variants(const Filter& f, std::mt19937& rng) {
+  auto step = find_step("step7-separable");
+  const Image img = conv::test::random_image(203, 117, rng);
+  for (Border border : {Border::zero, Border::clamp})
+    for (const std::string variant : {"passes", "fused"}) {
+      RunOptions options;
+      options.variant = variant;
+      options.wg_x = 16;
+      options.wg_y = 8;
+      conv::test::use_student_kernel("step7-separable", options);
+      const Problem problem = make_problem(img, f, border);
+      const RunResult r = run_step(*step, conv::test::device(), problem, options, 0);
+      const Comparison cmp =
+          step->compare(r.output, problem, reference_correlate(problem.padded, f));
+      INFO(f.name << ", " << variant << ", border " << border_name(border) << ": " << cmp.describe()
+                  << "; " << conv::test::seed_note());
+      CHECK(cmp.passed());
+    }
+}
+
+}  // namespace
+
+TEST_CASE("step7-separable: rank 1 filters are found to be rank 1", "[conformance][step7-separable]") {
+  for (const char* spec : {"box:31", "gaussian:7", "sobel-x", "sobel-y", "box:2"}) {
+    const SeparableFilter s = separate(parse_filter_spec(spec));
+    INFO(spec);
+    CHECK(s.rank == 1);
+  }
+  std::mt19937 rng(conv::test::run_seed());
+  const Filter outer = filter_with_singular_values({2.0}, 9, rng);  // a file could hold this
+  CHECK(separate(outer).rank == 1);
+  check_both_variants(outer, rng);
+  check_both_variants(parse_filter_spec("sobel-x"), rng);
+}
+
+TEST_CASE("step7-separable: rank 2 and full rank", "[conformance][step7-separable]") {
+  std::mt19937 rng(conv::test::run_seed() + 1);
+  const Filter two = filter_with_singular_values({1.0, 0.5}, 11, rng);
+  CHECK(separate(two).rank == 2);
+  CHECK(separate(parse_filter_spec("laplacian")).rank == 2);
+  check_both_variants(two, rng);
+  const Filter full = conv::test::random_filter(13, rng);
+  const SeparableFilter s = separate(full);
+  CHECK(s.full_rank == 13);
+  CHECK(s.rank == 13);
+  CHECK(s.separable_work() > s.direct_work());  // the step says it is the slower way
+  CHECK_THAT(describe_work(s), Catch::Contains("more work"));
+  check_both_variants(full, rng);
+}
+
+TEST_CASE("step7-separable: singular values near the tolerance", "[conformance][step7-separable]") {
+  // The tolerance F * F * eps * max|K| is a few 1e-6 here: the term with
+  // sigma = 2e-4 (weights up to about 7e-5) is kept, the one with 1e-7
+  // (weights below 1e-7) is not, so the rank is 4, and what is dropped stays
+  // within the bound the comparison states.
+  std::mt19937 rng(conv::test::run_seed() + 2);
+  const Filter f = filter_with_singular_values({1.0, 0.3, 1e-3, 2e-4, 1e-7}, 9, rng);
+  const SeparableFilter s = separate(f);
+  INFO("singular values " << s.singular_values[0] << ", " << s.singular_values[3] << ", "
+                          << s.singular_values[4] << ", tolerance " << separable_tolerance(f));
+  CHECK(s.rank == 4);
+  double worst = 0;
+  for (double r : s.residual) worst = std::max(worst, std::fabs(r));
+  CHECK(worst <= separable_tolerance(f));
+  check_both_variants(f, rng);
+}
