@@ -26,12 +26,13 @@
 //
 // Step 6: each work-item computes a BLOCK_X x BLOCK_Y block of outputs
 // (register blocking). It reads each tile row under its block into
-// registers once and uses every value for up to BLOCK_X * F multiply-adds,
-// instead of one: local-memory loads per FMA fall from about 1 to
-// (BLOCK_X + F - 1) / (BLOCK_X * F). The block and the width are
-// compile-time constants, so the sums and the row live in registers. The
-// launcher sizes the output to whole blocks (row pitch a multiple of 4), so
-// blocks are stored as float4s with no range guard.
+// registers once and uses each value in up to min(BLOCK_X, F) multiply-adds
+// for each of the up to min(BLOCK_Y, F) output rows that tile row meets:
+// local-memory values per FMA fall from 1 to
+// (BLOCK_X + F - 1) * (BLOCK_Y + F - 1) / (BLOCK_X * BLOCK_Y * F * F). The
+// block and the width are compile-time constants, so the sums and the row
+// live in registers. The launcher sizes the output to whole blocks (row
+// pitch a multiple of 4), so blocks are stored as float4s with no range guard.
 //
 // Step 7: a separable filter, K = column * row^T, is two 1D filters, so
 // the F x F sum becomes two sums of F: a row pass (1 x F taps, over every
