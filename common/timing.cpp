@@ -18,11 +18,13 @@ Stats summarize(std::vector<double> samples) {
   return s;
 }
 
-double event_ms(const cl::Event& event) {
-  const cl_ulong start = event.getProfilingInfo<CL_PROFILING_COMMAND_START>();
-  const cl_ulong end = event.getProfilingInfo<CL_PROFILING_COMMAND_END>();
+double span_ms(const cl::Event& first, const cl::Event& last) {
+  const cl_ulong start = first.getProfilingInfo<CL_PROFILING_COMMAND_START>();
+  const cl_ulong end = last.getProfilingInfo<CL_PROFILING_COMMAND_END>();
   return static_cast<double>(end - start) * 1e-6;
 }
+
+double event_ms(const cl::Event& event) { return span_ms(event, event); }
 
 Stats time_launches(const std::function<cl::Event()>& launch, int warmup, int reps,
                     const std::function<double(const cl::Event&)>& measure) {

@@ -16,6 +16,8 @@ Stats summarize(std::vector<double> samples_ms);
 
 // Milliseconds between CL_PROFILING_COMMAND_START and _END of a finished event.
 double event_ms(const cl::Event& event);
+// From the start of `first` to the end of `last` (several kernels in order), in ms.
+double span_ms(const cl::Event& first, const cl::Event& last);
 
 // Runs `launch` `warmup` times untimed, then `reps` times, waiting for each
 // and reading its profiling event. `launch` enqueues one kernel and returns

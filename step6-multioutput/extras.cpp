@@ -148,12 +148,6 @@ BankLaunch prepare_bank(DeviceContext& device, const Image& padded, const std::v
   return b;
 }
 
-double span_ms(const cl::Event& first, const cl::Event& last) {
-  const auto start = first.getProfilingInfo<CL_PROFILING_COMMAND_START>();
-  const auto end = last.getProfilingInfo<CL_PROFILING_COMMAND_END>();
-  return static_cast<double>(end - start) * 1e-6;
-}
-
 }  // namespace
 
 std::vector<Filter> random_filter_bank(int bank, int width, std::uint32_t seed) {

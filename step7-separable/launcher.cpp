@@ -55,10 +55,7 @@ class SeparableLaunch : public Launch {
     }
     return event;
   }
-  double elapsed_ms(const cl::Event& last) const override {
-    const cl_ulong start = first.getProfilingInfo<CL_PROFILING_COMMAND_START>();
-    return static_cast<double>(last.getProfilingInfo<CL_PROFILING_COMMAND_END>() - start) * 1e-6;
-  }
+  double elapsed_ms(const cl::Event& last) const override { return span_ms(first, last); }
   void poison_output(cl::CommandQueue& queue) override { io.poison_output(queue); }
   Image read_output(cl::CommandQueue& queue) override { return io.read_output(queue); }
   std::string work_group() const override { return wg; }
