@@ -2,15 +2,19 @@
 """Regenerates every measured table and figure in docs/ from docs/results/*.csv.
 
     python3 bench/docs.py           rewrite the generated blocks and figures
-    python3 bench/docs.py --check   exit 1 if a generated block is out of date
+    python3 bench/docs.py --check   exit 1 if a generated block or value is out
+                                    of date, or a figure is typed into the prose
+    python3 bench/docs.py --check docs/step4-unroll.md   those pages only
 
 Figures quoted in sentences are generated too, one value at a time:
 
     <!-- value: speedup tour-h100 step2-constant step3-local -->0.97<!-- end value -->
 
-(kinds: speedup, ratio, percent, column, and speedups and ratios over a
-range of one column, COLUMN=FIRST..LAST[:STEP]; see value_text), and the
-lessons' diagrams come from docgen/diagrams.py; --check covers both.
+(kinds: speedup, ratio, percent, saving, share, column, and each over a
+range of rows; see value_text), and the lessons' diagrams come from
+docgen/diagrams.py; --check covers both. A figure typed into a sentence
+instead (a number with ms, %, x, GB/s...) fails --check unless it is
+wrapped in a literal marker naming its source (see FIGURE below).
 
 A generated block in a Markdown page looks like
 
@@ -202,14 +206,25 @@ VALUE = re.compile(r"<!-- value: ([^>]*?) -->(.*?)<!-- end value -->")
 
 
 def rows_matching(csv_name, spec):
+    """The rows of a CSV that a row spec names. A spec is
+    [CSV:]STEP[/VARIANT][@COLUMN=VALUE,...]: CSV: reads another file than
+    the marker's (a peer beside a step), and an empty STEP matches any step
+    (@variant=local-words,image=random)."""
+    head = spec.split("@", 1)[0]
+    if ":" in head:
+        csv_name, spec = spec.split(":", 1)
+    if not os.path.exists(os.path.join(RESULTS, csv_name + ".csv")):
+        raise SystemExit("docs.py: value '{}' names {}.csv, which docs/results does not have".format(spec, csv_name))
     rows = load(csv_name)
     step, _, cond = spec.partition("@")
     step, _, variant = step.partition("/")
-    match = {"step": step}
+    match = {"step": step} if step else {}
     if variant:
         match["variant"] = variant
     for kv in filter(None, cond.split(",")):
         k, _, v = kv.partition("=")
+        if rows and k not in rows[0]:
+            raise SystemExit("docs.py: value '{}': {}.csv has no column '{}'".format(spec, csv_name, k))
         match[k] = v
     return [r for r in rows if all(r.get(k) == v for k, v in match.items())]
 
@@ -221,48 +236,152 @@ def row_of(csv_name, spec):
     return found[0]
 
 
-def spread(csv_name, a, b, over, invert):
-    """'LO to HI' of time(a) / time(b) (time(b) / time(a) with invert) for
-    every value of a column in over = COLUMN=FIRST..LAST[:STEP] that both
-    rows have."""
-    column, _, span = over.partition("=")
+def number(row, column, spec):
+    try:
+        return float(row[column])
+    except (KeyError, ValueError):
+        raise SystemExit("docs.py: value '{}': column '{}' is not a number ({!r})".format(spec, column, row.get(column)))
+
+
+def over_values(csv_name, a, b, over, column):
+    """(time(a), time(b)) for every value of a column in
+    over = COLUMN=FIRST..LAST[:STEP] that both rows have."""
+    name, _, span = over.partition("=")
     first, _, rest = span.partition("..")
     last, _, step = rest.partition(":")
-    values = []
+    pairs = []
     for v in range(int(first), int(last) + 1, int(step or 1)):
-        cond = "{}={}".format(column, v)
+        cond = "{}={}".format(name, v)
         specs = [r + ("," if "@" in r else "@") + cond for r in (a, b)]
         if not all(rows_matching(csv_name, r) for r in specs):
             continue  # a value the run did not measure
-        ta, tb = (float(row_of(csv_name, r)["median_ms"]) for r in specs)
-        values.append(tb / ta if invert else ta / tb)
-    if not values:
+        pairs.append(tuple(number(row_of(csv_name, r), column, r) for r in specs))
+    if not pairs:
         raise SystemExit("docs.py: no rows of {}.csv for {} and {} over {}".format(csv_name, a, b, over))
-    lo, hi = "{:.2f}".format(min(values)), "{:.2f}".format(max(values))
+    return pairs
+
+
+def span_text(values, form):
+    lo, hi = form.format(min(values)), form.format(max(values))
     return lo if lo == hi else "{} to {}".format(lo, hi)
 
 
+# How each kind turns two times a (first row) and b (second row) into a figure.
+PAIR = {
+    "speedup": (lambda a, b: a / b, "{:.2f}"),          # how many times faster the second row is
+    "ratio": (lambda a, b: b / a, "{:.2f}"),            # the second row's time over the first's
+    "percent": (lambda a, b: 100 * (b / a - 1), "{:.0f}"),  # how much slower (+) or faster (-) the second is, in %
+    "saving": (lambda a, b: 100 * (1 - b / a), "{:.0f}"),   # the share of the first's time the second saves, in %
+    "share": (lambda a, b: 100 * b / a, "{:.0f}"),      # the second as a percentage of the first
+}
+KINDS = sorted(PAIR) + sorted(k + "s" for k in PAIR) + ["column", "columns"]
+
+
 def value_text(spec):
-    kind, csv_name, *rest = spec.split()
-    if kind in ("speedups", "ratios"):  # the range of speedup / ratio over a column's values
-        return spread(csv_name, rest[0], rest[1], rest[2], kind == "ratios")
-    if kind == "speedup":  # how many times faster the second row is than the first
-        a, b = (float(row_of(csv_name, r)["median_ms"]) for r in rest[:2])
-        return "{:.2f}".format(a / b)
-    if kind == "ratio":  # the second row's time over the first's
-        a, b = (float(row_of(csv_name, r)["median_ms"]) for r in rest[:2])
-        return "{:.2f}".format(b / a)
-    if kind == "percent":  # how much slower (+) or faster (-) the second row is, in %
-        a, b = (float(row_of(csv_name, r)["median_ms"]) for r in rest[:2])
-        return "{:.0f}".format(100 * (b / a - 1))
-    if kind == "column":
+    """The text of one value marker. Kinds:
+      speedup|ratio|percent|saving|share CSV ROW_A ROW_B     one figure from two rows
+      speedups|ratios|percents|savings|shares CSV A B COLUMN=FIRST..LAST[:STEP]
+                                     'LO to HI' over a column's values
+      column CSV ROW COLUMN           one cell, formatted like the tables
+      columns CSV ROWS COLUMN         'LO to HI' of a column over every row ROWS matches
+    A trailing col=NAME compares that column instead of median_ms."""
+    words = spec.split()
+    column = "median_ms"
+    for w in list(words):
+        if w.startswith("col="):
+            column = w[4:]
+            words.remove(w)
+    if len(words) < 3:
+        raise SystemExit("docs.py: value '{}' is too short (KIND CSV ROW...)".format(spec))
+    kind, csv_name, *rest = words
+    if kind in PAIR and len(rest) == 2:
+        f, form = PAIR[kind]
+        a, b = (number(row_of(csv_name, r), column, r) for r in rest)
+        return form.format(f(a, b))
+    if kind.endswith("s") and kind[:-1] in PAIR and len(rest) == 3:
+        f, form = PAIR[kind[:-1]]
+        return span_text([f(a, b) for a, b in over_values(csv_name, rest[0], rest[1], rest[2], column)], form)
+    if kind == "column" and len(rest) == 2:
         return fmt(row_of(csv_name, rest[0])[rest[1]])
-    raise SystemExit("docs.py: unknown value kind '{}' (speedup, ratio, percent, column, speedups, ratios)".format(kind))
+    if kind == "columns" and len(rest) == 2:
+        rows = rows_matching(csv_name, rest[0])
+        if not rows:
+            raise SystemExit("docs.py: value '{}' matches no rows of {}.csv".format(rest[0], csv_name))
+        vals = [number(r, rest[1], rest[0]) for r in rows]
+        lo, hi = fmt(min(vals)), fmt(max(vals))
+        return lo if lo == hi else "{} to {}".format(lo, hi)
+    raise SystemExit("docs.py: value '{}': unknown kind or wrong number of rows (kinds: {})".format(
+        spec, ", ".join(KINDS)))
 
 
 def render_values(text):
     return VALUE.sub(lambda m: "<!-- value: {} -->{}<!-- end value -->".format(m.group(1), value_text(m.group(1))),
                      text)
+
+
+# ---- figures typed into the prose --------------------------------------------
+# A measured figure in a sentence must be a value marker, so that it is
+# regenerated from its CSV. The check below flags any number followed by a
+# unit of time, rate, share or ratio (ms, µs, %, x, GB/s, GFLOP/s, "times")
+# in prose: outside value markers, generated blocks, tables, code and
+# comments. A figure that is not a measurement of this course (a number
+# quoted from a source document, a rule of thumb, a definition such as
+# "100 % of the limit") is wrapped in a literal marker that names where it
+# comes from:
+#
+#     <!-- literal: seed 002's report, table 3 -->45 to 48 %<!-- end literal -->
+#
+# A page that is still being converted can be listed in PROSE_PENDING: its
+# findings are printed as warnings and do not fail --check.
+FIGURE = re.compile(r"(?<![\w.\-/])(\d+(?:\.\d+)?(?:\s*(?:-|–|to)\s*\d+(?:\.\d+)?)?)"
+                    r"(\s*(?:ms|µs|us|%|GB/s|TB/s|GFLOP/s|TFLOP/s|times)|x|×)(?![\w/])")
+LITERAL = re.compile(r"<!-- literal:(.*?)-->(.*?)<!-- end literal -->", re.S)
+PROSE_PENDING = {}  # page (relative to the root) -> why it is not yet checked
+
+
+def prose_findings(text):
+    """(line, figure, message) for each typed figure and each literal
+    marker that names no source."""
+    found = []
+
+    def blank(m):  # keep line numbers
+        return "\n" * m.group(0).count("\n")
+
+    for m in LITERAL.finditer(text):
+        if not m.group(1).strip():
+            found.append((text.count("\n", 0, m.start()) + 1, m.group(2),
+                          "literal marker without a source (<!-- literal: WHERE IT COMES FROM -->)"))
+    text = BLOCK.sub(blank, text)
+    text = VALUE.sub("", text)
+    text = LITERAL.sub(blank, text)
+    text = re.sub(r"<!--.*?-->", blank, text, flags=re.S)
+    fence = False
+    for n, line in enumerate(text.split("\n"), 1):
+        if line.strip().startswith("```"):
+            fence = not fence
+            continue
+        if fence or line.lstrip().startswith("|"):
+            continue
+        for m in FIGURE.finditer(re.sub(r"`[^`]*`", "", line)):
+            found.append((n, m.group(0).strip(), "typed figure: make it a value marker, or a literal "
+                          "marker naming its source"))
+    return found
+
+
+def check_prose(pages):
+    """Prints each finding; returns how many count (PROSE_PENDING's don't)."""
+    failing = 0
+    for page in pages:
+        rel = os.path.relpath(page, ROOT)
+        with open(page) as f:
+            found = prose_findings(f.read())
+        pending = PROSE_PENDING.get(rel)
+        for line, figure, message in found:
+            print("{}:{}: {}'{}': {}".format(rel, line, "warning (pending: {}): ".format(pending) if pending else "",
+                                             figure, message))
+        if not pending:
+            failing += len(found)
+    return failing
 
 
 GENERATORS = {"diff": kernel_diff, "seed001": seed001, "seed001-wg": seed001_wg, "seed000": seed000, "seed004": seed004,
@@ -328,13 +447,20 @@ def figures():
             mod.figures(plt)
 
 
+def pages():
+    return [os.path.join(ROOT, "README.md")] + sorted(
+        glob.glob(os.path.join(ROOT, "docs", "**", "*.md"), recursive=True))
+
+
 def main():
     PLUGINS.extend(plugins())
     for mod in PLUGINS:
         GENERATORS.update(getattr(mod, "GENERATORS", {}))
-    check = "--check" in sys.argv
+    args = sys.argv[1:]
+    check = "--check" in args
+    named = [os.path.abspath(a) for a in args if not a.startswith("--")]
     stale = []
-    for page in sorted(glob.glob(os.path.join(ROOT, "docs", "**", "*.md"), recursive=True)):
+    for page in named or pages():
         with open(page) as f:
             text = f.read()
         new = render_values(BLOCK.sub(lambda m: m.group(1) + render(m.group(2)) + m.group(4), text))
@@ -343,7 +469,7 @@ def main():
             if not check:
                 with open(page, "w") as f:
                     f.write(new)
-    for mod in PLUGINS:  # plain-SVG diagrams: no matplotlib, so checked too
+    for mod in PLUGINS if not named else []:  # plain-SVG diagrams: no matplotlib, so checked too
         for name, svg in (mod.diagrams() if hasattr(mod, "diagrams") else {}).items():
             path = os.path.join(FIGURES, name)
             old = open(path).read() if os.path.exists(path) else None
@@ -353,16 +479,21 @@ def main():
                     os.makedirs(FIGURES, exist_ok=True)
                     with open(path, "w") as f:
                         f.write(svg)
+    typed = check_prose(named or pages())
     if check:
         if stale:
             print("docs.py: out of date (run python3 bench/docs.py): " + ", ".join(stale))
+        if typed:
+            print("docs.py: {} figure(s) typed into the prose, not generated (see above)".format(typed))
+        if stale or typed:
             return 1
-        print("docs.py: every generated block matches docs/results")
+        print("docs.py: every generated block and value matches docs/results; no typed figures")
         return 0
-    figures()
+    if not named:
+        figures()
     for p in stale:
         print("docs.py: updated " + p)
-    return 0
+    return 1 if typed else 0
 
 
 if __name__ == "__main__":
