@@ -209,7 +209,8 @@ def rows_matching(csv_name, spec):
     """The rows of a CSV that a row spec names. A spec is
     [CSV:]STEP[/VARIANT][@COLUMN=VALUE,...]: CSV: reads another file than
     the marker's (a peer beside a step), and an empty STEP matches any step
-    (@variant=local-words,image=random)."""
+    (@variant=local-words,image=random). A value may list alternatives,
+    A|B|C (step1-naive|step2-constant@filter_width=15|31)."""
     head = spec.split("@", 1)[0]
     if ":" in head:
         csv_name, spec = spec.split(":", 1)
@@ -226,7 +227,7 @@ def rows_matching(csv_name, spec):
         if rows and k not in rows[0]:
             raise SystemExit("docs.py: value '{}': {}.csv has no column '{}'".format(spec, csv_name, k))
         match[k] = v
-    return [r for r in rows if all(r.get(k) == v for k, v in match.items())]
+    return [r for r in rows if all(r.get(k) in v.split("|") for k, v in match.items())]
 
 
 def row_of(csv_name, spec):
@@ -261,8 +262,13 @@ def over_values(csv_name, a, b, over, column):
     return pairs
 
 
+def show(form, v):
+    text = form.format(v)
+    return text.lstrip("-") if float(text) == 0 else text  # no "-0"
+
+
 def span_text(values, form):
-    lo, hi = form.format(min(values)), form.format(max(values))
+    lo, hi = show(form, min(values)), show(form, max(values))
     return lo if lo == hi else "{} to {}".format(lo, hi)
 
 
@@ -274,7 +280,29 @@ PAIR = {
     "saving": (lambda a, b: 100 * (1 - b / a), "{:.0f}"),   # the share of the first's time the second saves, in %
     "share": (lambda a, b: 100 * b / a, "{:.0f}"),      # the second as a percentage of the first
 }
-KINDS = sorted(PAIR) + sorted(k + "s" for k in PAIR) + ["column", "columns"]
+KINDS = sorted(PAIR) + sorted(k + "s" for k in PAIR) + ["column", "columns", "limit", "at-limit"]
+
+
+def measured_limit(csv_name, which):
+    """The copy GB/s or FMA GFLOP/s measured on a CSV's device, as the
+    results page's device table derives it from the steps' % of limit."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from docgen import results
+    copy, fma = results.limits(load(csv_name))
+    rate = {"copy": copy, "fma": fma}.get(which)
+    if rate is None:
+        raise SystemExit("docs.py: {}.csv gives no measured '{}' limit (copy or fma)".format(csv_name, which))
+    return rate
+
+
+def at_limit_us(csv_name, spec, which, limit_csv):
+    """Microseconds the row's problem (bytes and flops as common/report.cpp
+    counts them) takes at the device's measured copy or FMA rate."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from docgen import results
+    flops, nbytes = results.work(row_of(csv_name, spec))
+    rate = measured_limit(limit_csv, which)
+    return (nbytes if which == "copy" else flops) / (rate * 1e3)
 
 
 def value_text(spec):
@@ -283,6 +311,9 @@ def value_text(spec):
       speedups|ratios|percents|savings|shares CSV A B COLUMN=FIRST..LAST[:STEP]
                                      'LO to HI' over a column's values
       column CSV ROW COLUMN           one cell, formatted like the tables
+      limit CSV copy|fma              the device's measured copy GB/s or FMA GFLOP/s
+      at-limit CSV ROW copy|fma [LIMIT_CSV]   microseconds the row's problem takes at
+                                     that limit (measured in LIMIT_CSV's run, default CSV)
       columns CSV ROWS COLUMN         'LO to HI' of a column over every row ROWS matches
     A trailing col=NAME compares that column instead of median_ms."""
     words = spec.split()
@@ -297,10 +328,14 @@ def value_text(spec):
     if kind in PAIR and len(rest) == 2:
         f, form = PAIR[kind]
         a, b = (number(row_of(csv_name, r), column, r) for r in rest)
-        return form.format(f(a, b))
+        return show(form, f(a, b))
     if kind.endswith("s") and kind[:-1] in PAIR and len(rest) == 3:
         f, form = PAIR[kind[:-1]]
         return span_text([f(a, b) for a, b in over_values(csv_name, rest[0], rest[1], rest[2], column)], form)
+    if kind == "limit" and len(rest) == 1:
+        return fmt(measured_limit(csv_name, rest[0]))
+    if kind == "at-limit" and len(rest) in (2, 3):
+        return fmt(at_limit_us(csv_name, rest[0], rest[1], rest[2] if len(rest) == 3 else csv_name))
     if kind == "column" and len(rest) == 2:
         return fmt(row_of(csv_name, rest[0])[rest[1]])
     if kind == "columns" and len(rest) == 2:
