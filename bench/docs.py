@@ -211,6 +211,7 @@ def rows_matching(csv_name, spec):
     the marker's (a peer beside a step), and an empty STEP matches any step
     (@variant=local-words,image=random). A value may list alternatives,
     A|B|C (step1-naive|step2-constant@filter_width=15|31)."""
+    spec = spec.replace("~", " ")  # a space inside a value: variant=float4~aligned=off
     head = spec.split("@", 1)[0]
     if ":" in head:
         csv_name, spec = spec.split(":", 1)
@@ -349,6 +350,27 @@ def value_text(spec):
         spec, ", ".join(KINDS)))
 
 
+# A claim the prose makes in words ("faster at every size") is pinned to the
+# CSVs by a claim marker, which renders nothing and fails --check when the
+# figures stop bearing it out:
+#     <!-- claim: ratios vector-pocl A B width=1900..2048 < 1 -->
+# Every number of the value (both ends of a range) must satisfy the test.
+CLAIM = re.compile(r"<!-- claim: ([^>]*?) (<|<=|>|>=) (-?[0-9.]+) -->")
+
+
+def broken_claims(text):
+    out = []
+    for m in CLAIM.finditer(text):
+        got = value_text(m.group(1))
+        limit = float(m.group(3))
+        test = {"<": lambda v: v < limit, "<=": lambda v: v <= limit,
+                ">": lambda v: v > limit, ">=": lambda v: v >= limit}[m.group(2)]
+        if not all(test(float(v)) for v in re.findall(r"-?\d+(?:\.\d+)?", got)):
+            out.append((text.count("\n", 0, m.start()) + 1,
+                        "claim no longer holds: {} is {}, not {} {}".format(m.group(1), got, m.group(2), m.group(3))))
+    return out
+
+
 def render_values(text):
     return VALUE.sub(lambda m: "<!-- value: {} -->{}<!-- end value -->".format(m.group(1), value_text(m.group(1))),
                      text)
@@ -390,7 +412,7 @@ def prose_findings(text):
     text = VALUE.sub("", text)
     text = LITERAL.sub(blank, text)
     text = re.sub(r"<!--.*?-->", blank, text, flags=re.S)
-    fence = False
+    fence = False  # (claims are checked by broken_claims)
     for n, line in enumerate(text.split("\n"), 1):
         if line.strip().startswith("```"):
             fence = not fence
@@ -409,11 +431,12 @@ def check_prose(pages):
     for page in pages:
         rel = os.path.relpath(page, ROOT)
         with open(page) as f:
-            found = prose_findings(f.read())
+            text = f.read()
+        found = prose_findings(text) + [(n, "", msg) for n, msg in broken_claims(text)]
         pending = PROSE_PENDING.get(rel)
         for line, figure, message in found:
-            print("{}:{}: {}'{}': {}".format(rel, line, "warning (pending: {}): ".format(pending) if pending else "",
-                                             figure, message))
+            print("{}:{}: {}{}{}".format(rel, line, "warning (pending: {}): ".format(pending) if pending else "",
+                                         "'{}': ".format(figure) if figure else "", message))
         if not pending:
             failing += len(found)
     return failing
