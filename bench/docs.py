@@ -247,24 +247,36 @@ def number(row, column, spec):
 
 def over_values(csv_name, a, b, over, column):
     """(time(a), time(b)) for every value of a column in
-    over = COLUMN=FIRST..LAST[:STEP] that both rows have."""
-    name, _, span = over.partition("=")
-    first, _, rest = span.partition("..")
-    last, _, step = rest.partition(":")
+    over = COLUMN=FIRST..LAST[:STEP] (or COLUMN=V1|V2|...) that both rows
+    have. a and b may each match several rows (every peer against ours):
+    every pair counts."""
+    values = [None]
+    if over:
+        name, _, span = over.partition("=")
+        if ".." in span:
+            first, _, rest = span.partition("..")
+            last, _, step = rest.partition(":")
+            values = [str(v) for v in range(int(first), int(last) + 1, int(step or 1))]
+        else:
+            values = span.split("|")
     pairs = []
-    for v in range(int(first), int(last) + 1, int(step or 1)):
-        cond = "{}={}".format(name, v)
-        specs = [r + ("," if "@" in r else "@") + cond for r in (a, b)]
+    for v in values:
+        if v is None:
+            specs = [a, b]
+        else:
+            cond = "{}={}".format(name, v)
+            specs = [r + ("," if "@" in r else "@") + cond for r in (a, b)]
         if not all(rows_matching(csv_name, r) for r in specs):
             continue  # a value the run did not measure
-        pairs.append(tuple(number(row_of(csv_name, r), column, r) for r in specs))
+        pairs += [(number(ra, column, specs[0]), number(rb, column, specs[1]))
+                  for ra in rows_matching(csv_name, specs[0]) for rb in rows_matching(csv_name, specs[1])]
     if not pairs:
         raise SystemExit("docs.py: no rows of {}.csv for {} and {} over {}".format(csv_name, a, b, over))
     return pairs
 
 
 def show(form, v):
-    text = form.format(v)
+    text = fmt(v) if form == "{:.2f}" and abs(v) >= 10 else form.format(v)  # 12.0, 172: no false precision
     return text.lstrip("-") if float(text) == 0 else text  # no "-0"
 
 
@@ -309,8 +321,9 @@ def at_limit_us(csv_name, spec, which, limit_csv):
 def value_text(spec):
     """The text of one value marker. Kinds:
       speedup|ratio|percent|saving|share CSV ROW_A ROW_B     one figure from two rows
-      speedups|ratios|percents|savings|shares CSV A B COLUMN=FIRST..LAST[:STEP]
-                                     'LO to HI' over a column's values
+      speedups|ratios|percents|savings|shares CSV A B [COLUMN=FIRST..LAST[:STEP] or COLUMN=V1|V2]
+                                     'LO to HI' over a column's values, and over
+                                     every pair of rows A and B match
       column CSV ROW COLUMN           one cell, formatted like the tables
       limit CSV copy|fma              the device's measured copy GB/s or FMA GFLOP/s
       at-limit CSV ROW copy|fma [LIMIT_CSV]   microseconds the row's problem takes at
@@ -330,9 +343,10 @@ def value_text(spec):
         f, form = PAIR[kind]
         a, b = (number(row_of(csv_name, r), column, r) for r in rest)
         return show(form, f(a, b))
-    if kind.endswith("s") and kind[:-1] in PAIR and len(rest) == 3:
+    if kind.endswith("s") and kind[:-1] in PAIR and len(rest) in (2, 3):
         f, form = PAIR[kind[:-1]]
-        return span_text([f(a, b) for a, b in over_values(csv_name, rest[0], rest[1], rest[2], column)], form)
+        over = rest[2] if len(rest) == 3 else None
+        return span_text([f(a, b) for a, b in over_values(csv_name, rest[0], rest[1], over, column)], form)
     if kind == "limit" and len(rest) == 1:
         return fmt(measured_limit(csv_name, rest[0]))
     if kind == "at-limit" and len(rest) in (2, 3):
