@@ -407,7 +407,32 @@ def render_values(text):
 FIGURE = re.compile(r"(?<![\w.\-/])(\d+(?:\.\d+)?(?:\s*(?:-|–|to)\s*\d+(?:\.\d+)?)?)"
                     r"(\s*(?:ms|µs|us|%|GB/s|TB/s|GFLOP/s|TFLOP/s|times)|x|×)(?![\w/])")
 LITERAL = re.compile(r"<!-- literal:(.*?)-->(.*?)<!-- end literal -->", re.S)
-PROSE_PENDING = {}  # page (relative to the root) -> why it is not yet checked
+# PAGE or PAGE#HEADING (that section, down to the next heading of its level
+# or above) -> why its findings do not fail --check yet. Remove an entry once
+# `python3 bench/docs.py --check PAGE` reports nothing there.
+PROSE_PENDING = {
+    "docs/step6-multioutput.md": "being rewritten; its figures become value markers",
+    "docs/step7-separable.md": "being rewritten; its figures become value markers",
+    "docs/step8-fft.md": "being rewritten; its figures become value markers",
+    "docs/results.md#Beyond the direct sum: steps 7 and 8": "being rewritten with steps 7 and 8",
+}
+
+
+def section_of(text, line):
+    """The heading (its text) of the section a line is in, and the heading
+    of every enclosing section, innermost first."""
+    stack = []
+    fence = False
+    for n, l in enumerate(text.split("\n"), 1):
+        if n > line:
+            break
+        if l.strip().startswith("```"):
+            fence = not fence
+        m = re.match(r"(#+) +(.*?) *$", l)
+        if m and not fence:
+            level = len(m.group(1))
+            stack = [(lv, h) for lv, h in stack if lv < level] + [(level, m.group(2))]
+    return [h for _, h in reversed(stack)]
 
 
 def prose_findings(text):
@@ -440,20 +465,22 @@ def prose_findings(text):
 
 
 def check_prose(pages):
-    """Prints each finding; returns how many count (PROSE_PENDING's don't)."""
-    failing = 0
+    """Prints each finding; returns how many fail and how many are only
+    warnings (PROSE_PENDING's)."""
+    failing = warned = 0
     for page in pages:
         rel = os.path.relpath(page, ROOT)
         with open(page) as f:
             text = f.read()
         found = prose_findings(text) + [(n, "", msg) for n, msg in broken_claims(text)]
-        pending = PROSE_PENDING.get(rel)
         for line, figure, message in found:
+            pending = PROSE_PENDING.get(rel) or next(
+                (PROSE_PENDING[rel + "#" + h] for h in section_of(text, line) if rel + "#" + h in PROSE_PENDING), None)
+            failing += 0 if pending else 1
+            warned += 1 if pending else 0
             print("{}:{}: {}{}{}".format(rel, line, "warning (pending: {}): ".format(pending) if pending else "",
                                          "'{}': ".format(figure) if figure else "", message))
-        if not pending:
-            failing += len(found)
-    return failing
+    return failing, warned
 
 
 GENERATORS = {"diff": kernel_diff, "seed001": seed001, "seed001-wg": seed001_wg, "seed000": seed000, "seed004": seed004,
@@ -551,7 +578,7 @@ def main():
                     os.makedirs(FIGURES, exist_ok=True)
                     with open(path, "w") as f:
                         f.write(svg)
-    typed = check_prose(named or pages())
+    typed, warned = check_prose(named or pages())
     if check:
         if stale:
             print("docs.py: out of date (run python3 bench/docs.py): " + ", ".join(stale))
@@ -559,7 +586,8 @@ def main():
             print("docs.py: {} figure(s) typed into the prose, not generated (see above)".format(typed))
         if stale or typed:
             return 1
-        print("docs.py: every generated block and value matches docs/results; no typed figures")
+        print("docs.py: every generated block and value matches docs/results; no typed figures{}".format(
+            " but the {} warnings above, on pages still pending (PROSE_PENDING)".format(warned) if warned else ""))
         return 0
     if not named:
         figures()
