@@ -14,7 +14,9 @@ Figures quoted in sentences are generated too, one value at a time:
 range of rows; see value_text), and the lessons' diagrams come from
 docgen/diagrams.py; --check covers both. A figure typed into a sentence
 instead (a number with ms, %, x, GB/s...) fails --check unless it is
-wrapped in a literal marker naming its source (see FIGURE below).
+wrapped in a literal marker naming its source (see FIGURE below), and a
+claim marker pins a claim made in words ("faster at every size") to the
+figures, failing --check when they stop bearing it out (see CLAIM).
 
 A generated block in a Markdown page looks like
 
@@ -374,6 +376,11 @@ CLAIM = re.compile(r"<!-- claim: ([^>]*?) (<|<=|>|>=) (-?[0-9.]+) -->")
 
 def broken_claims(text):
     out = []
+    for m in re.finditer(r"<!-- claim:(.*?)-->", text, re.S):
+        if not CLAIM.fullmatch(m.group(0)):
+            out.append((text.count("\n", 0, m.start()) + 1,
+                        "claim marker not understood: '{}' (<!-- claim: KIND CSV ... OP NUMBER -->)".format(
+                            m.group(1).strip())))
     for m in CLAIM.finditer(text):
         got = value_text(m.group(1))
         limit = float(m.group(3))
