@@ -590,7 +590,7 @@ def main():
         if stale:
             print("docs.py: out of date (run python3 bench/docs.py): " + ", ".join(stale))
         if typed:
-            print("docs.py: {} figure(s) typed into the prose, not generated (see above)".format(typed))
+            print("docs.py: {} finding(s) in the prose: typed figures, literals without a source, claims the CSVs do not bear out (see above)".format(typed))
         if stale or typed:
             return 1
         print("docs.py: every generated block and value matches docs/results; no typed figures{}".format(
