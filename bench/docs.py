@@ -295,7 +295,7 @@ PAIR = {
     "saving": (lambda a, b: 100 * (1 - b / a), "{:.0f}"),   # the share of the first's time the second saves, in %
     "share": (lambda a, b: 100 * b / a, "{:.0f}"),      # the second as a percentage of the first
 }
-KINDS = sorted(PAIR) + sorted(k + "s" for k in PAIR) + ["column", "columns", "limit", "at-limit"]
+KINDS = sorted(PAIR) + sorted(k + "s" for k in PAIR) + ["column", "columns", "limit", "at-limit", "ridge"]
 
 
 def measured_limit(csv_name, which):
@@ -328,6 +328,8 @@ def value_text(spec):
                                      every pair of rows A and B match
       column CSV ROW COLUMN           one cell, formatted like the tables
       limit CSV copy|fma              the device's measured copy GB/s or FMA GFLOP/s
+      ridge CSV                       the narrowest filter width that is compute-bound
+                                     there (as the results page's device table says)
       at-limit CSV ROW copy|fma [LIMIT_CSV]   microseconds the row's problem takes at
                                      that limit (measured in LIMIT_CSV's run, default CSV)
       columns CSV ROWS COLUMN         'LO to HI' of a column over every row ROWS matches
@@ -338,7 +340,7 @@ def value_text(spec):
         if w.startswith("col="):
             column = w[4:]
             words.remove(w)
-    if len(words) < 3:
+    if len(words) < 2 or (len(words) < 3 and words[0] != "ridge"):
         raise SystemExit("docs.py: value '{}' is too short (KIND CSV ROW...)".format(spec))
     kind, csv_name, *rest = words
     if kind in PAIR and len(rest) == 2:
@@ -349,6 +351,9 @@ def value_text(spec):
         f, form = PAIR[kind[:-1]]
         over = rest[2] if len(rest) == 3 else None
         return span_text([f(a, b) for a, b in over_values(csv_name, rest[0], rest[1], over, column)], form)
+    if kind == "ridge" and not rest:
+        copy, fma = measured_limit(csv_name, "copy"), measured_limit(csv_name, "fma")
+        return str(next(w for w in range(1, 1000) if 2.0 * w * w / 8 >= fma / copy))
     if kind == "limit" and len(rest) == 1:
         return fmt(measured_limit(csv_name, rest[0]))
     if kind == "at-limit" and len(rest) in (2, 3):
