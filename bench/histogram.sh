@@ -105,7 +105,7 @@ sweep() {  # one-launch over chunk x wg (random image), then 1, 4 and 16 copies 
         histogram/one_launch.cl > "$kernel"
       echo "== histogram-sweep-$tag: $copies copies" >> "$log"
       "$bin" --image "noise:$size" --image "synthetic:$size" --image "solid:$size" \
-        --variant one-launch --kernel "$kernel" --reps "$reps" --limits --csv "${device[@]}" \
+        --variant one-launch --kernel "$kernel" --reps "$reps" --limits --verify --csv "${device[@]}" \
         2>> "$log" | sed "s/,one-launch,/,one-launch copies=$copies,/"
     done
   } | awk 'NR == 1 || !/^device,/' > "$out.tmp.csv"
