@@ -18,8 +18,8 @@
 #                                     cost of a call: local-words and one-launch
 #                                     on a 16x16 image
 #   histogram-sweep-TAG.csv           one-launch on the random image over
-#                                     chunk and work-group sizes, and with 1, 4
-#                                     and 16 local copies on all three images
+#                                     chunk and work-group sizes, and with 1, 4,
+#                                     8 and 16 local copies on all three images
 #   histogram-breakdown-TAG.csv       the cost of OpenCL, phase by phase, for
 #                                     global-partials on 1024x1024 pixels (the
 #                                     source's 1048576-element buffer, seed 002)
@@ -87,18 +87,18 @@ floors() {  # each floor kernel in local-atomic's place; the variant column name
   mv "$out.tmp.csv" "$out"
 }
 
-sweep() {  # one-launch over chunk x wg (random image), then 1, 4 and 16 copies (all images)
+sweep() {  # one-launch over chunk x wg (random image), then 1, 4, 8 and 16 copies (all images)
   local out="$results/histogram-sweep-$tag.csv" chunk wg copies kernel
   echo "histogram.sh: histogram-sweep-$tag" >&2
   {
-    for wg in 256 512 1024; do
-      for chunk in 64 128 256; do
+    for wg in 128 256; do
+      for chunk in 64 128 256 512; do
         echo "== histogram-sweep-$tag: chunk $chunk wg $wg" >> "$log"
         "$bin" --image "noise:$size" --variant one-launch --chunk "$chunk" --wg "$wg" \
           --reps "$reps" --limits --verify --csv "${device[@]}" 2>> "$log"
       done
     done
-    for copies in 1 4 16; do
+    for copies in 1 4 8 16; do
       kernel="${TMPDIR:-/tmp}/one_launch_copies$copies.cl"
       # The host's -DCOPIES=N is overridden inside the file.
       sed "s/^#ifndef COPIES\$/#undef COPIES\n#define COPIES $copies\n#ifndef COPIES/" \

@@ -22,6 +22,15 @@
 #define COPIES 1
 #endif
 
+// A fence for the whole device. OpenCL 1.2's mem_fence() only orders one
+// work-item's own accesses, and NVIDIA's compiler makes it a fence for the
+// work-group (membar.cta); the other groups need membar.gl, in PTX.
+#ifdef __NV_CL_C_VERSION
+#define DEVICE_FENCE() asm volatile("membar.gl;" ::: "memory")
+#else
+#define DEVICE_FENCE() mem_fence(CLK_GLOBAL_MEM_FENCE)
+#endif
+
 #define ADD(bin) atomic_inc(&counts[(bin) * COPIES + copy])
 
 __kernel void count(__global const uchar* rgb,  // RGBRGB..., 3 bytes a pixel
@@ -71,16 +80,19 @@ __kernel void count(__global const uchar* rgb,  // RGBRGB..., 3 bytes a pixel
   // Every work-item's additions reach global memory before the group says
   // it is done; then one work-item says so, through counts[0] (every read
   // of the counts is over: COPIES = 16 fills 48 KiB with counts alone).
-  mem_fence(CLK_GLOBAL_MEM_FENCE);
+  DEVICE_FENCE();
   barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-  if (lid == 0) counts[0] = atomic_inc(&sums[PARTIAL]) == get_num_groups(0) - 1;
+  if (lid == 0) {
+    DEVICE_FENCE();
+    counts[0] = atomic_inc(&sums[PARTIAL]) == get_num_groups(0) - 1;
+    DEVICE_FENCE();  // the last group reads the sums only after it knows
+  }
   barrier(CLK_LOCAL_MEM_FENCE);
   if (!counts[0]) return;
 
   // The last group: every other group's additions are in. Read them with
   // atomics (from where the atomics were done, not from a stale cache) and
   // leave zeros behind, so the next launch starts from zero without a fill.
-  mem_fence(CLK_GLOBAL_MEM_FENCE);
   for (uint b = lid; b < PARTIAL; b += size) histogram[b] = atomic_xchg(&sums[b], 0);
   if (lid == 0) atomic_xchg(&sums[PARTIAL], 0);
 }

@@ -57,7 +57,7 @@ const std::vector<Variant>& device_variants() {
        embedded::histogram_local_words, Merge::atomic, false, 128, 256},
       {"one-launch", "one_launch.cl",
        "one kernel, no fill: 16-byte reads, per-lane local copies, last group merges",
-       embedded::histogram_one_launch, Merge::last_group, false, 128, 512},
+       embedded::histogram_one_launch, Merge::last_group, false, 256, 256},
   };
   return variants;
 }
