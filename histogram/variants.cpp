@@ -39,7 +39,9 @@ const std::vector<Variant>& device_variants() {
   // Defaults: the source's 1024 pixels per work-item for the variants that
   // reproduce it; 128 per work-item and 256 per group for the local ones, so
   // that the default image makes about 1000 work-groups: several per compute
-  // unit of a large GPU, in about one wave.
+  // unit of a large GPU, in about one wave. one-launch: 256 and 256, about
+  // 500 groups of 48 KiB of local memory each, what an H200 holds at once
+  // (bench/histogram.sh's sweep measured the alternatives).
   static const std::vector<Variant> variants = {
       {"global-partials", "global_partials.cl",
        "one partial histogram per work-item in global memory, merged on the host",

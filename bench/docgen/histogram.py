@@ -302,10 +302,12 @@ def sweep(tag):
             cells.append("{} / {}".format(ms(k["median_ms"]), ms(w["median_ms"])) if k and w else "-")
         body.append(cells)
     second = table(["local copies"] + ["`{}`".format(i) for i in images], body)
-    return first + "\n" + second + caption(rows, "bench/histogram.sh " + tag) + (
+    return first + "\n" + second + caption(rows, "PARTS=sweep bench/histogram.sh " + tag) + (
         "\nEach cell: the kernel (profiling events) / the whole call (host's clock), median of {} "
         "runs. The first table has 16 local copies (the default); the second has {} pixels per "
-        "work-item and {} work-items, with COPIES set in the kernel file.\n".format(
+        "work-item and {} work-items, with COPIES set in the kernel file. On the H200 this ran in "
+        "one call with the tables above and the peers: `TAG=h200 PARTS=\"histogram histpeers\" "
+        "HISTOGRAM_PARTS=\"main bench floor sweep\" OUT=DIR bench/device-run.sh`.\n".format(
             rows[0]["reps"], pick(rows, variant=copies[0])["chunk"],
             pick(rows, variant=copies[0])["wg"]) if copies else "")
 
