@@ -14,7 +14,12 @@
 #                                     local-atomic's place on the random image:
 #                                     floor_launch.cl (the fill and the launch
 #                                     alone) and floor_read.cl (reading the
-#                                     image and nothing else)
+#                                     image and nothing else); and the fixed
+#                                     cost of a call: local-words and one-launch
+#                                     on a 16x16 image
+#   histogram-sweep-TAG.csv           one-launch on the random image over
+#                                     chunk and work-group sizes, and with 1, 4,
+#                                     8 and 16 local copies on all three images
 #   histogram-breakdown-TAG.csv       the cost of OpenCL, phase by phase, for
 #                                     global-partials on 1024x1024 pixels (the
 #                                     source's 1048576-element buffer, seed 002)
@@ -34,6 +39,7 @@
 #   SMALL_ROUNDS=5       fresh start-ups for the 1024x1024 breakdown
 #   LOG=/tmp/histogram-TAG.log
 #   PARTS="main bench floor breakdown full"   the CSVs to write, in that order
+#                        (sweep is extra: PARTS="... sweep")
 # Device options (--platform, --device, --device-type) may also come from
 # CLCONV_PLATFORM, CLCONV_DEVICE, CLCONV_DEVICE_TYPE.
 set -euo pipefail
@@ -69,9 +75,42 @@ floors() {  # each floor kernel in local-atomic's place; the variant column name
     echo "== histogram-floor-$tag: $kernel.cl" >> "$log"
     "$bin" --image "noise:$size" --variant local-atomic --kernel "histogram/$kernel.cl" \
       --reps "$reps" --limits --csv "${device[@]}" 2>> "$log" | sed "s/,local-atomic,/,$name,/"
-  done | awk 'NR == 1 || !/^device,/' > "$out.tmp.csv"
-  grep -q ',floor-launch,kernels,' "$out.tmp.csv" && grep -q ',floor-read,kernels,' "$out.tmp.csv" ||
+  done > "$out.parts.csv"
+  echo "== histogram-floor-$tag: fixed cost, 16x16" >> "$log"
+  "$bin" --image noise:16x16 --variant local-words,one-launch --reps "$reps" --verify --limits \
+    --csv "${device[@]}" >> "$out.parts.csv" 2>> "$log"
+  awk 'NR == 1 || !/^device,/' "$out.parts.csv" > "$out.tmp.csv"
+  rm -f "$out.parts.csv"
+  grep -q ',floor-launch,kernels,' "$out.tmp.csv" && grep -q ',floor-read,kernels,' "$out.tmp.csv" &&
+    grep -q ',one-launch,call,noise:16x16,' "$out.tmp.csv" ||
     { echo "histogram.sh: histogram-floor-$tag failed, see $log" >&2; exit 1; }
+  mv "$out.tmp.csv" "$out"
+}
+
+sweep() {  # one-launch over chunk x wg (random image), then 1, 4, 8 and 16 copies (all images)
+  local out="$results/histogram-sweep-$tag.csv" chunk wg copies kernel
+  echo "histogram.sh: histogram-sweep-$tag" >&2
+  {
+    for wg in 128 256; do
+      for chunk in 64 128 256 512; do
+        echo "== histogram-sweep-$tag: chunk $chunk wg $wg" >> "$log"
+        "$bin" --image "noise:$size" --variant one-launch --chunk "$chunk" --wg "$wg" \
+          --reps "$reps" --limits --verify --csv "${device[@]}" 2>> "$log"
+      done
+    done
+    for copies in 1 4 8 16; do
+      kernel="${TMPDIR:-/tmp}/one_launch_copies$copies.cl"
+      # The host's -DCOPIES=N is overridden inside the file.
+      sed "s/^#ifndef COPIES\$/#undef COPIES\n#define COPIES $copies\n#ifndef COPIES/" \
+        histogram/one_launch.cl > "$kernel"
+      echo "== histogram-sweep-$tag: $copies copies" >> "$log"
+      "$bin" --image "noise:$size" --image "synthetic:$size" --image "solid:$size" \
+        --variant one-launch --kernel "$kernel" --reps "$reps" --limits --verify --csv "${device[@]}" \
+        2>> "$log" | sed "s/,one-launch,/,one-launch copies=$copies,/"
+    done
+  } | awk 'NR == 1 || !/^device,/' > "$out.tmp.csv"
+  grep -q ',one-launch copies=16,call,' "$out.tmp.csv" ||
+    { echo "histogram.sh: histogram-sweep-$tag failed, see $log" >&2; exit 1; }
   mv "$out.tmp.csv" "$out"
 }
 
@@ -82,6 +121,7 @@ for part in ${PARTS:-main bench floor breakdown full}; do
     bench) run "histogram-bench-$tag" --image "noise:$size" --image "solid:$size" --variant all \
              --reps "$reps" --limits --verify ;;
     floor) floors ;;
+    sweep) sweep ;;
     # The drivers' own caches off, so that "build (cold)" starts from nothing.
     breakdown) POCL_KERNEL_CACHE=0 CUDA_CACHE_DISABLE=1 run "histogram-breakdown-$tag" \
              --image synthetic:1024x1024 --variant serial,global-partials --breakdown \

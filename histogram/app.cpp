@@ -96,7 +96,7 @@ int measured_runs(const Options& o, const std::vector<Loaded>& images,
       Row r = make_row(facts, variant, phase, spec, image.width, image.height, stats);
       if (o.limits) {
         r.copy_gbps = limits.copy_gbps;
-        if (phase == "kernels" || phase == "histogram") r.pct_copy = 100.0 * r.gbps / r.copy_gbps;
+        if (phase == "kernels" || phase == "histogram" || phase == "call") r.pct_copy = 100.0 * r.gbps / r.copy_gbps;
       }
       return r;
     };
@@ -112,7 +112,8 @@ int measured_runs(const Options& o, const std::vector<Loaded>& images,
            std::vector<std::pair<std::string, Stats>>{{"kernels", run.device},
                                                       {"read back", run.read_back},
                                                       {"host merge", run.merge},
-                                                      {"histogram", run.total}}) {
+                                                      {"histogram", run.total},
+                                                      {"call", run.call}}) {
         if (phase == "host merge" && run.plan.variant->merge != Merge::host) continue;
         Row r = row(name, phase, stats);
         r.chunk = run.plan.chunk;

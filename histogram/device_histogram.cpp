@@ -15,14 +15,33 @@ cl_uint as_uint(std::size_t v) { return static_cast<cl_uint>(v); }
 DeviceHistogram::DeviceHistogram(const cl::Context& context, const Plan& plan) : plan_(plan) {
   image_ = cl::Buffer(context, CL_MEM_READ_ONLY, plan.pixels * kChannels);
   result_ = cl::Buffer(context, CL_MEM_READ_WRITE, kCounts * sizeof(cl_uint));
-  if (plan.variant->merge != Merge::atomic)
+  if (plan.variant->merge == Merge::last_group) {
+    sums_ = cl::Buffer(context, CL_MEM_READ_WRITE, (kCounts + 1) * sizeof(cl_uint));
+    pinned_ = cl::Buffer(context, CL_MEM_ALLOC_HOST_PTR, kCounts * sizeof(cl_uint));
+  }
+  if (plan.partial_bytes() > 0)
     partials_ = cl::Buffer(context, CL_MEM_READ_WRITE, plan.partial_bytes());
   if (plan.variant->merge == Merge::device)
     slices_ = cl::Buffer(context, CL_MEM_READ_WRITE, plan.slices * kCounts * sizeof(cl_uint));
 }
 
+DeviceHistogram::~DeviceHistogram() {
+  if (!pinned_counts_) return;
+  try {
+    pinned_queue_.enqueueUnmapMemObject(pinned_, pinned_counts_);
+    pinned_queue_.finish();
+  } catch (...) {  // a destructor does not throw; the context's release frees it anyway
+  }
+}
+
 void DeviceHistogram::upload(cl::CommandQueue& queue, const RgbImage& image) {
   queue.enqueueWriteBuffer(image_, CL_TRUE, 0, image.rgb.size(), image.rgb.data());
+  if (plan_.variant->merge == Merge::last_group && !pinned_counts_) {
+    // Mapped once and kept: a read into page-locked memory needs no staging copy.
+    pinned_queue_ = queue;
+    pinned_counts_ = static_cast<std::uint32_t*>(queue.enqueueMapBuffer(
+        pinned_, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, kCounts * sizeof(cl_uint)));
+  }
 }
 
 void DeviceHistogram::set_program(const cl::Program& program, const cl::Device& device) {
@@ -36,6 +55,11 @@ void DeviceHistogram::set_program(const cl::Program& program, const cl::Device& 
   count_.setArg(2, plan_.chunk);
   if (plan_.variant->merge == Merge::atomic) {
     count_.setArg(3, result_);
+    return;
+  }
+  if (plan_.variant->merge == Merge::last_group) {
+    count_.setArg(3, sums_);
+    count_.setArg(4, result_);
     return;
   }
   count_.setArg(3, as_uint(plan_.items));
@@ -55,10 +79,18 @@ void DeviceHistogram::set_program(const cl::Program& program, const cl::Device& 
 
 void DeviceHistogram::poison(cl::CommandQueue& queue) {
   queue.enqueueFillBuffer(result_, kPoison, 0, kCounts * sizeof(cl_uint));
-  if (plan_.variant->merge != Merge::atomic)
+  // one-launch's precondition, set once: every launch leaves the sums zero.
+  if (plan_.variant->merge == Merge::last_group)
+    queue.enqueueFillBuffer(sums_, cl_uint{0}, 0, (kCounts + 1) * sizeof(cl_uint));
+  if (plan_.partial_bytes() > 0)
     queue.enqueueFillBuffer(partials_, kPoison, 0, plan_.partial_bytes());
   if (plan_.variant->merge == Merge::device)
     queue.enqueueFillBuffer(slices_, kPoison, 0, plan_.slices * kCounts * sizeof(cl_uint));
+  queue.finish();
+}
+
+void DeviceHistogram::poison_result(cl::CommandQueue& queue) {
+  queue.enqueueFillBuffer(result_, kPoison, 0, kCounts * sizeof(cl_uint));
   queue.finish();
 }
 
@@ -80,20 +112,38 @@ std::vector<cl::Event> DeviceHistogram::enqueue(cl::CommandQueue& queue) {
   return events;
 }
 
-void DeviceHistogram::read_back(cl::CommandQueue& queue) {
+void DeviceHistogram::enqueue_read(cl::CommandQueue& queue, bool blocking, cl::Event* done) {
+  const cl_bool block = blocking ? CL_TRUE : CL_FALSE;
   if (merges_on_host()) {
     host_.resize(plan_.items * kCounts);
-    queue.enqueueReadBuffer(partials_, CL_TRUE, 0, plan_.partial_bytes(), host_.data());
+    queue.enqueueReadBuffer(partials_, block, 0, plan_.partial_bytes(), host_.data(), nullptr, done);
+  } else if (pinned_counts_) {
+    queue.enqueueReadBuffer(result_, block, 0, kCounts * sizeof(cl_uint), pinned_counts_, nullptr,
+                            done);
   } else {
     host_.resize(kCounts);
-    queue.enqueueReadBuffer(result_, CL_TRUE, 0, kCounts * sizeof(cl_uint), host_.data());
+    queue.enqueueReadBuffer(result_, block, 0, kCounts * sizeof(cl_uint), host_.data(), nullptr,
+                            done);
   }
+}
+
+void DeviceHistogram::read_back(cl::CommandQueue& queue) { enqueue_read(queue, true, nullptr); }
+
+Counts DeviceHistogram::call(cl::CommandQueue& queue) {
+  enqueue(queue);
+  cl::Event read;
+  enqueue_read(queue, false, &read);
+  read.wait();  // the queue is in order: the read waits for the kernels
+  return finish();
 }
 
 Counts DeviceHistogram::finish() const {
   if (merges_on_host()) return merge_partials(host_, plan_.items);
   Counts counts{};
-  std::copy(host_.begin(), host_.end(), counts.begin());
+  if (pinned_counts_)
+    std::copy(pinned_counts_, pinned_counts_ + kCounts, counts.begin());
+  else
+    std::copy(host_.begin(), host_.end(), counts.begin());
   return counts;
 }
 

@@ -15,6 +15,9 @@ class DeviceHistogram {
  public:
   // Creates the buffers (the image, the partials, the result).
   DeviceHistogram(const cl::Context& context, const Plan& plan);
+  ~DeviceHistogram();
+  DeviceHistogram(const DeviceHistogram&) = delete;
+  DeviceHistogram& operator=(const DeviceHistogram&) = delete;
 
   void upload(cl::CommandQueue& queue, const RgbImage& image);  // blocking
   // Creates the kernels and sets their arguments; throws Error when the
@@ -23,10 +26,16 @@ class DeviceHistogram {
   // Fills every output buffer with 0xDEADBEEF, so a bin or a partial that a
   // kernel forgets to write cannot pass as a count.
   void poison(cl::CommandQueue& queue);
+  // Poisons the 768 counts alone (3 KiB), before each timed run: a kernel
+  // that stops writing them after the first run cannot pass on stale counts.
+  void poison_result(cl::CommandQueue& queue);
   // Enqueues one histogram (fills and kernels, in order); returns their events.
   std::vector<cl::Event> enqueue(cl::CommandQueue& queue);
   // Reads back the partials (host merge) or the 768 counts; blocking.
   void read_back(cl::CommandQueue& queue);
+  // The whole call in one go: enqueue(), the read-back enqueued right behind
+  // the kernels without blocking, one wait for both, then finish().
+  Counts call(cl::CommandQueue& queue);
   bool merges_on_host() const { return plan_.variant->merge == Merge::host; }
   // The host merge where there is one, else the counts read back.
   Counts finish() const;
@@ -34,8 +43,14 @@ class DeviceHistogram {
   const Plan& plan() const { return plan_; }
 
  private:
+  void enqueue_read(cl::CommandQueue& queue, bool blocking, cl::Event* done);
+
   Plan plan_;
   cl::Buffer image_, partials_, slices_, result_;
+  cl::Buffer sums_;    // one-launch: running sums and groups done, zero between launches
+  cl::Buffer pinned_;  // one-launch: page-locked host memory the counts are read into
+  cl::CommandQueue pinned_queue_;
+  std::uint32_t* pinned_counts_ = nullptr;  // pinned_, mapped for the object's lifetime
   cl::Kernel count_, merge_partials_, merge_slices_;
   std::vector<std::uint32_t> host_;  // what read_back() brought
 };

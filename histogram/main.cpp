@@ -23,10 +23,10 @@ int main(int argc, char** argv) {
                    "Comma-separated variants: " + histogram::variant_list() + ", or all")
         ->capture_default_str();
     app.add_option("--chunk", o.settings.chunk,
-                   "Pixels per work-item (default: the variant's: 1024, or 128 for local-*)")
+                   "Pixels per work-item (default: the variant's: 1024, 128 for local-*, 256 for one-launch)")
         ->check(CLI::Range(1, 1 << 16));
     app.add_option("--wg", o.settings.wg,
-                   "Work-items per work-group (default: 64, or 256 for local-*)")
+                   "Work-items per work-group (default: 64, or 256 for local-* and one-launch)")
         ->check(CLI::Range(1, 1 << 12));
     app.add_option("--reps", o.reps, "Timed runs (after one warm-up), or --breakdown rounds")
         ->capture_default_str()

@@ -109,17 +109,19 @@ void write_csv(std::ostream& out, const std::vector<Row>& rows) {
 void write_run_table(std::ostream& out, const std::vector<Row>& rows) {
   std::vector<std::vector<std::string>> lines = {{"image", "variant", "chunk", "wg", "kernels ms",
                                                   "read-back ms", "merge ms", "total ms", "GB/s",
-                                                  "% copy", "x serial"}};
+                                                  "% copy", "x serial", "call ms", "% copy"}};
   for (const auto& r : rows) {
     if (r.phase != "histogram") continue;
     const Row* device = find(rows, r, "kernels");
     const Row* read = find(rows, r, "read back");
     const Row* merge = find(rows, r, "host merge");
+    const Row* call = find(rows, r, "call");
     lines.push_back({r.image, r.variant, r.chunk ? std::to_string(r.chunk) : "-",
                      r.wg ? std::to_string(r.wg) : "-", device ? fixed(device->median_ms, 3) : "-",
                      read ? fixed(read->median_ms, 3) : "-",
                      merge ? fixed(merge->median_ms, 3) : "-", fixed(r.median_ms, 3),
-                     fixed(r.gbps, 2), fixed(r.pct_copy, 1), fixed(r.speedup_serial, 2)});
+                     fixed(r.gbps, 2), fixed(r.pct_copy, 1), fixed(r.speedup_serial, 2),
+                     call ? fixed(call->median_ms, 3) : "-", call ? fixed(call->pct_copy, 1) : "-"});
   }
   write_aligned(out, lines, 4);
 }

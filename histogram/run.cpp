@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "common/errors.hpp"
 #include "histogram/device_histogram.hpp"
 
 namespace conv::histogram {
@@ -46,17 +47,23 @@ VariantRun run_variant(Cl& cl, Programs& programs, const DeviceFacts& facts, con
   dh.read_back(cl.queue);
   run.counts = dh.finish();
 
-  std::vector<double> device, read, merge, total;
+  auto same = [&](const Counts& counts, int i, const char* how) {
+    if (counts != run.counts)
+      throw Error("variant " + variant.name + ": " + how + " " + std::to_string(i + 2) +
+                  " counted differently from the first run");
+  };
+  std::vector<double> device, read, merge, total, call;
   for (int i = 0; i < warmup + reps; ++i) {
+    dh.poison_result(cl.queue);
     const auto events = dh.enqueue(cl.queue);
     cl::Event::waitForEvents(events);
     auto t0 = std::chrono::steady_clock::now();
     dh.read_back(cl.queue);
     const double read_ms = since_ms(t0);
     t0 = std::chrono::steady_clock::now();
-    volatile std::uint32_t sink = dh.finish()[0];  // keeps the merge from being optimized away
-    (void)sink;
+    const Counts counts = dh.finish();
     const double merge_ms = dh.merges_on_host() ? since_ms(t0) : 0.0;
+    same(counts, i, "run");
     if (i < warmup) continue;
     device.push_back(span_ms(events));
     read.push_back(read_ms);
@@ -67,6 +74,15 @@ VariantRun run_variant(Cl& cl, Programs& programs, const DeviceFacts& facts, con
   run.read_back = summarize(read);
   run.merge = summarize(merge);
   run.total = summarize(total);
+  for (int i = 0; i < warmup + reps; ++i) {
+    dh.poison_result(cl.queue);
+    const auto t0 = std::chrono::steady_clock::now();
+    const Counts counts = dh.call(cl.queue);
+    const double ms = since_ms(t0);
+    same(counts, i, "call");
+    if (i >= warmup) call.push_back(ms);
+  }
+  run.call = summarize(call);
   return run;
 }
 

@@ -1,6 +1,9 @@
 // Running one variant on one image: the first run into poisoned buffers is
 // the result; then a warm-up and `reps` timed runs, each timed in its three
-// parts (device work, read-back, host merge).
+// parts (device work, read-back, host merge); then a warm-up and `reps` whole
+// calls timed by the host's clock, from the first enqueue to the counts.
+// Every run must count what the first counted (Error otherwise): a kernel
+// that leaves state behind for the next run fails here.
 #pragma once
 #include <map>
 #include <string>
@@ -41,6 +44,7 @@ struct VariantRun {
   Stats read_back;  // wall clock, blocking read
   Stats merge;      // wall clock; zero where the device merges
   Stats total;      // the three added up, run by run
+  Stats call;       // wall clock: enqueue, read-back enqueued behind it, one wait, merge
 };
 
 VariantRun run_variant(Cl& cl, Programs& programs, const DeviceFacts& facts, const RgbImage& image,

@@ -11,12 +11,16 @@ extern const char* const histogram_private;
 extern const char* const histogram_device_merge;
 extern const char* const histogram_local_atomic;
 extern const char* const histogram_local_words;
+extern const char* const histogram_one_launch;
 }  // namespace conv::embedded
 
 namespace conv::histogram {
 namespace {
 
 constexpr unsigned kMaxSlices = 256;  // rows after the first device merge pass
+// one-launch's local histograms per group: 16 spread a warp's 32 increments
+// over the 32 banks two to a bank, and fill the 48 KiB of an NVIDIA GPU.
+constexpr unsigned kMaxCopies = 16;
 // A CPU driver (PoCL) keeps a whole work-group's private arrays on one
 // worker thread's stack, typically 8 MiB: stay well inside half of it.
 constexpr std::size_t kCpuPrivateBytesPerGroup = std::size_t{4} << 20;
@@ -35,7 +39,9 @@ const std::vector<Variant>& device_variants() {
   // Defaults: the source's 1024 pixels per work-item for the variants that
   // reproduce it; 128 per work-item and 256 per group for the local ones, so
   // that the default image makes about 1000 work-groups: several per compute
-  // unit of a large GPU, in about one wave.
+  // unit of a large GPU, in about one wave. one-launch: 256 and 256, about
+  // 500 groups of 48 KiB of local memory each, what an H200 holds at once
+  // (bench/histogram.sh's sweep measured the alternatives).
   static const std::vector<Variant> variants = {
       {"global-partials", "global_partials.cl",
        "one partial histogram per work-item in global memory, merged on the host",
@@ -51,6 +57,9 @@ const std::vector<Variant>& device_variants() {
        embedded::histogram_local_atomic, Merge::atomic, false, 128, 256},
       {"local-words", "local_words.cl", "local-atomic reading four pixels as three 32-bit words",
        embedded::histogram_local_words, Merge::atomic, false, 128, 256},
+      {"one-launch", "one_launch.cl",
+       "one kernel, no fill: 16-byte reads, per-lane local copies, last group merges",
+       embedded::histogram_one_launch, Merge::last_group, false, 256, 256},
   };
   return variants;
 }
@@ -69,7 +78,9 @@ const Variant& find_variant(const std::string& name) {
 }
 
 std::size_t Plan::partial_bytes() const {
-  return variant && variant->merge != Merge::atomic ? items * kCounts * sizeof(std::uint32_t) : 0;
+  return variant && (variant->merge == Merge::host || variant->merge == Merge::device)
+             ? items * kCounts * sizeof(std::uint32_t)
+             : 0;
 }
 
 Plan make_plan(const Variant& variant, std::size_t pixels, const Settings& settings,
@@ -99,12 +110,19 @@ Plan make_plan(const Variant& variant, std::size_t pixels, const Settings& setti
     throw Error("the image needs " + mib(image_bytes) + ", over the device's allocation limit of " +
                 mib(facts.max_alloc_bytes));
 
-  if (variant.merge == Merge::atomic) {
+  if (variant.merge == Merge::atomic || variant.merge == Merge::last_group) {
     const std::size_t per_group = std::size_t{plan.chunk} * plan.wg;
     plan.groups = (pixels + per_group - 1) / per_group;
     plan.global = cl::NDRange(plan.groups * plan.wg);
     plan.local = cl::NDRange(plan.wg);
-    const std::size_t local_bytes = std::size_t{kCounts} * sizeof(std::uint32_t);
+    const std::size_t one = std::size_t{kCounts} * sizeof(std::uint32_t);
+    if (variant.merge == Merge::last_group) {
+      // As many copies as local memory holds, up to kMaxCopies (a power of two).
+      while (plan.copies < kMaxCopies && 2 * plan.copies * one <= facts.local_mem_bytes)
+        plan.copies *= 2;
+      plan.options = "-DCOPIES=" + std::to_string(plan.copies);
+    }
+    const std::size_t local_bytes = plan.copies * one;
     if (local_bytes > facts.local_mem_bytes)
       throw Error("a local histogram needs " + std::to_string(local_bytes / 1024) +
                   " KiB of local memory, over the device's " +

@@ -15,6 +15,7 @@ enum class Merge {
   host,    // partials read back and added on the host
   device,  // partials added by a second kernel
   atomic,  // one histogram per work-group, added with global atomics
+  last_group,  // as atomic, into running sums the last group to finish moves out
 };
 
 struct Variant {
@@ -48,10 +49,11 @@ struct Plan {
   std::size_t pixels = 0;
   unsigned chunk = 0, wg = 0;
   std::size_t items = 0;   // work-items that count (host/device merge)
-  std::size_t groups = 0;  // work-groups (atomic merge)
+  std::size_t groups = 0;  // work-groups (atomic and last-group merge)
+  unsigned copies = 1;     // local histograms per group (last-group merge)
   std::size_t slices = 0;  // rows after the first merge pass (device merge)
   cl::NDRange global, local;
-  std::string options;        // build options (none of the variants needs any)
+  std::string options;        // build options (-DCOPIES=N for one-launch)
   std::string source, label;  // what to build
 
   std::size_t partial_bytes() const;  // 0 for the atomic variants

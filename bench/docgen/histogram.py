@@ -50,25 +50,33 @@ def variants_in(rows):
 def variants(tag):
     """Every variant on the synthetic image: where the time goes."""
     rows = load("histogram-" + tag)
+    has_call = any(r["phase"] == "call" for r in rows)
     body = []
     for v in variants_in(rows):
         get = {r["phase"]: r for r in rows if r["variant"] == v}
         total = get["histogram"]
         k = get.get("kernels")
+        call = get.get("call")
         body.append([v, ms(k["median_ms"]) if k else "-",
                      ms(get["read back"]["median_ms"]) if "read back" in get else "-",
                      ms(get["host merge"]["median_ms"]) if "host merge" in get else "-",
                      ms(total["median_ms"]), fmt(k["gbps"]) if k else "-",
-                     fmt(k["pct_copy"]) + " %" if k else "-", fmt(total["speedup_serial"]) + "x"])
+                     fmt(k["pct_copy"]) + " %" if k else "-", fmt(total["speedup_serial"]) + "x"]
+                    + ([ms(call["median_ms"]), fmt(call["pct_copy"]) + " %"] if call else
+                       ["-", "-"] if has_call else []))
     r0 = rows[0]
     return table(["variant", "kernels", "read back", "host merge", "total", "GB/s (kernels)",
-                  "% of copy", "x serial"], body) + caption(rows, "bench/histogram.sh " + tag) + (
+                  "% of copy", "x serial"] + (["whole call", "% of copy (call)"] if has_call else []),
+                 body) + caption(rows, "bench/histogram.sh " + tag) + (
         "\n{} ({}x{}, {:.0f} MB), median of {} runs. *kernels*: the device's work, from the first "
         "fill or kernel to the last kernel's end (profiling events); *GB/s*: image bytes over that "
         "time; *% of copy*: of the copy bandwidth measured on this device ({} GB/s); *x serial*: "
-        "the serial count's time over *total*.\n".format(
+        "the serial count's time over *total*.{}\n".format(
             r0["image"].split(":")[0], r0["width"], r0["height"],
-            3e-6 * int(r0["width"]) * int(r0["height"]), r0["reps"], fmt(r0["copy_gbps"])))
+            3e-6 * int(r0["width"]) * int(r0["height"]), r0["reps"], fmt(r0["copy_gbps"]),
+            " *whole call*: the host's clock from the first enqueue to the counts on the host, with "
+            "the read-back enqueued right behind the kernels and one wait (the program's view; "
+            "*total* adds the device's time and a separate blocking read)." if has_call else ""))
 
 
 def bench(tag):
@@ -98,7 +106,8 @@ def bench(tag):
         if v != "serial":
             body.append(line(v, rows, v, "kernels"))
     for v in variants_in(floors):
-        body.append(line("*{}*".format(v), floors, v, "kernels"))
+        if v.startswith("floor-"):
+            body.append(line("*{}*".format(v), floors, v, "kernels"))
     header = ["variant"]
     for image in images:
         kind = "random" if image.startswith("noise") else \
@@ -192,35 +201,115 @@ def full(tag):
             r0["width"], r0["height"], r0["reps"], ms(serial["median_ms"]) if serial else "-"))
 
 
+def best(rows):
+    """Our fastest variant in these rows: one-launch where it was measured."""
+    return "one-launch" if any(r["variant"] == "one-launch" for r in rows) else "local-words"
+
+
+def whole(rows, variant, image):
+    """A variant's whole call on an image: the host's clock where measured, else
+    the device's time plus a blocking read."""
+    return (pick(rows, variant=variant, phase="call", image=image) or
+            pick(rows, variant=variant, phase="histogram", image=image))
+
+
 def goal(tag, percent="75"):
-    """One paragraph: does local-words reach `percent` % of the copy bandwidth for
-    the whole call (kernels and read-back) on both large images, and how far
-    is the floor of a call that counts nothing?"""
+    """One paragraph: does our best variant reach `percent` % of the copy
+    bandwidth for the whole call (kernels and read-back) on both large images,
+    and what does a call cost that has almost nothing to count?"""
     rows = load("histogram-bench-" + tag) + load("histogram-" + tag)
     floors = load("histogram-floor-" + tag)
-    calls = [pick(rows, variant="local-words", phase="histogram", image=i)
-             for i in sorted({r["image"] for r in rows if not r["image"].startswith("solid")})]
-    calls = [c for c in calls if c]
-    launch = pick(floors, variant="floor-launch", phase="histogram")
-    read = pick(floors, variant="floor-read", phase="histogram")
-    met = all(float(c["pct_copy"]) >= float(percent) for c in calls)
-    budget = 3.0 * int(calls[0]["width"]) * int(calls[0]["height"]) / (float(calls[0]["copy_gbps"]) * 1e6) / (
+    v = best(rows)
+    images = sorted({r["image"] for r in rows if not r["image"].startswith("solid")})
+    calls = [c for c in (pick(rows, variant=v, phase="call", image=i) for i in images) if c]
+    devs = [c for c in (pick(rows, variant=v, phase="histogram", image=i) for i in images) if c]
+    kern = [c for c in (pick(rows, variant=v, phase="kernels", image=i) for i in images) if c]
+    tiny = {p: pick(floors, variant=v, phase=p, image="noise:16x16")
+            for p in ("kernels", "read back", "call")}
+    read = pick(floors, variant="floor-read", phase="kernels")
+    launch = pick(floors, variant="floor-launch", phase="kernels")
+    met = all(float(c["pct_copy"]) >= float(percent) for c in calls + devs)
+    c0 = calls[0]
+    budget = 3.0 * int(c0["width"]) * int(c0["height"]) / (float(c0["copy_gbps"]) * 1e6) / (
         float(percent) / 100)
+
+    def each(rs):
+        return " and ".join("{} on `{}` ({} %)".format(ms(c["median_ms"]), c["image"], fmt(c["pct_copy"]))
+                            for c in rs)
     return (
         "**The goal, {p} % of the copy bandwidth for the whole call (kernels and read-back) on both "
-        "{w}x{h} images, is {verdict} on the {dev}.** local-words takes {calls}. At the measured "
-        "{copy} GB/s the goal allows {budget} for the call; a call whose kernel counts nothing "
-        "(floor-launch: the fill, the launch and the read-back) already takes {lt} ({lpct} %), and one "
-        "whose kernel only reads the image {rt} ({rpct} %).\n"
+        "{w}x{h} images, is {verdict} on the {dev}.** At the measured {copy} GB/s it allows {budget} "
+        "for the call. {v}'s whole call, by the host's clock, takes {calls}; counted as the device's "
+        "time plus a blocking read, {devs}; its kernel alone {kern}. The same call on a 16x16 image, "
+        "where there is nothing to count, takes {tc} (kernel {tk}, blocking read {tr}): that is the "
+        "fixed cost of one call. A kernel that only reads the large image, launched after the fill, "
+        "takes {rt}, of which the fill and an empty launch take {lt}.\n"
         "\n*`bench/histogram.sh {tag}`: histogram-{tag}.csv, histogram-bench-{tag}.csv and "
         "histogram-floor-{tag}.csv, measured {date}.*\n").format(
-        p=percent, w=calls[0]["width"], h=calls[0]["height"], verdict="met" if met else "not met",
-        dev=calls[0]["device"],
-        calls=" and ".join("{} on `{}` ({} % of copy)".format(ms(c["median_ms"]), c["image"], fmt(c["pct_copy"]))
-                           for c in calls),
-        copy=fmt(calls[0]["copy_gbps"]), budget=ms(budget), lt=ms(launch["median_ms"]),
-        lpct=fmt(launch["pct_copy"]), rt=ms(read["median_ms"]), rpct=fmt(read["pct_copy"]),
-        tag=tag, date=calls[0]["date"])
+        p=percent, w=c0["width"], h=c0["height"], verdict="met" if met else "not met",
+        dev=c0["device"], copy=fmt(c0["copy_gbps"]), budget=ms(budget), v=v, calls=each(calls),
+        devs=each(devs), kern=each(kern), tc=ms(tiny["call"]["median_ms"]),
+        tk=ms(tiny["kernels"]["median_ms"]), tr=ms(tiny["read back"]["median_ms"]),
+        rt=ms(read["median_ms"]), lt=ms(launch["median_ms"]), tag=tag, date=c0["date"])
+
+
+def fixed(tag):
+    """The fixed cost of a call: the two fastest variants on a 16x16 image."""
+    floors = load("histogram-floor-" + tag)
+    rows = [r for r in floors if r["image"] == "noise:16x16"]
+    body = []
+    for v in variants_in(rows):
+        get = {r["phase"]: r for r in rows if r["variant"] == v}
+        body.append([v] + [ms(get[p]["median_ms"]) if p in get else "-"
+                           for p in ("kernels", "read back", "histogram", "call")])
+    return table(["variant", "kernels", "blocking read", "total", "whole call"], body) + caption(
+        rows, "bench/histogram.sh " + tag) + (
+        "\n`noise:16x16` (768 bytes), median of {} runs. *kernels*: the fill and the kernel "
+        "(local-words) or the kernel alone (one-launch), by profiling events; *total*: kernels plus "
+        "the blocking read; *whole call*: the host's clock from the first enqueue to the counts on "
+        "the host.\n".format(rows[0]["reps"]))
+
+
+def sweep(tag):
+    """one-launch over pixels per work-item and work-group size, then over local copies."""
+    rows = load("histogram-sweep-" + tag)
+    grid = [r for r in rows if r["variant"] == "one-launch" and r["phase"] in ("kernels", "call")]
+    chunks = sorted({int(r["chunk"]) for r in grid})
+    wgs = sorted({int(r["wg"]) for r in grid})
+    pixels = int(rows[0]["width"]) * int(rows[0]["height"])
+    body = []
+    for wg in wgs:
+        cells = ["{} work-items".format(wg)]
+        for c in chunks:
+            k = pick(grid, phase="kernels", chunk=str(c), wg=str(wg))
+            w = pick(grid, phase="call", chunk=str(c), wg=str(wg))
+            cells.append("{} / {} ({} groups)".format(ms(k["median_ms"]), ms(w["median_ms"]),
+                                                      -(-pixels // (c * wg))) if k and w else "-")
+        body.append(cells)
+    first = table(["one-launch, random image"] + ["{} pixels per work-item".format(c) for c in chunks],
+                  body)
+    copies = [v for v in variants_in(rows) if v.startswith("one-launch copies=")]
+    images = []
+    for r in rows:
+        if r["variant"] in copies and r["image"] not in images:
+            images.append(r["image"])
+    body = []
+    for v in copies:
+        cells = [v.split("=")[1]]
+        for image in images:
+            k = pick(rows, variant=v, phase="kernels", image=image)
+            w = pick(rows, variant=v, phase="call", image=image)
+            cells.append("{} / {}".format(ms(k["median_ms"]), ms(w["median_ms"])) if k and w else "-")
+        body.append(cells)
+    second = table(["local copies"] + ["`{}`".format(i) for i in images], body)
+    return first + "\n" + second + caption(rows, "PARTS=sweep bench/histogram.sh " + tag) + (
+        "\nEach cell: the kernel (profiling events) / the whole call (host's clock), median of {} "
+        "runs. The first table has 16 local copies (the default); the second has {} pixels per "
+        "work-item and {} work-items, with COPIES set in the kernel file. On the H200 this ran in "
+        "one call with the tables above and the peers: `TAG=h200 PARTS=\"histogram histpeers\" "
+        "HISTOGRAM_PARTS=\"main bench floor sweep\" OUT=DIR bench/device-run.sh`.\n".format(
+            rows[0]["reps"], pick(rows, variant=copies[0])["chunk"],
+            pick(rows, variant=copies[0])["wg"]) if copies else "")
 
 
 def peers(tag):
@@ -232,15 +321,16 @@ def peers(tag):
         if r["image"] not in images:
             images.append(r["image"])
     body = []
-    names = ["local-words"] + variants_in(rows)
+    me = best(ours)
+    names = [me] + variants_in(rows)
     for v in names:
-        src = ours if v == "local-words" else rows
-        cells = ["**local-words** (ours)" if v == "local-words" else "{} ({})".format(
+        src = ours if v == me else rows
+        cells = ["**{}** (ours)".format(me) if v == me else "{} ({})".format(
             v.replace(";", ","), pick(rows, variant=v)["driver"])]
         for image in images:
             k = pick(src, variant=v, image=image, phase="kernels")
-            h = pick(src, variant=v, image=image, phase="histogram")
-            ref = pick(ours, variant="local-words", image=image, phase="histogram")
+            h = whole(src, v, image) if v == me else pick(src, variant=v, image=image, phase="histogram")
+            ref = whole(ours, me, image)
             cells += [ms(k["median_ms"]) if k else "-", ms(h["median_ms"]) if h else "(wrong counts)",
                       "{:.2f}x".format(float(h["median_ms"]) / float(ref["median_ms"])) if h and ref else "-"]
         body.append(cells)
@@ -253,11 +343,11 @@ def peers(tag):
                                          "python3 bench/histogram_peers.py --peers numpy,opencv") + (
         "\n{}x{} images; median of {} calls. *whole call*: from the bytes on the device to the 768 "
         "counts on the host; *kernels*: CUDA events around the library call alone (CUB), or our "
-        "kernels' profiling events; *over ours*: the call's time over local-words' whole call in "
+        "kernels' profiling events; *over ours*: the call's time over {} whole call in "
         "the same run (above 1x ours is the faster). The peers' random image has the same "
         "statistics as ours, not the same bytes (CUB's is the same bytes); each peer's counts are "
         "checked, and a call whose counts are wrong gets no time.{}\n".format(
-            r0["width"], r0["height"], r0["reps"],
+            r0["width"], r0["height"], r0["reps"], me + ("'" if me.endswith("s") else "'s"),
             "" if r0["date"] == ours[0]["date"] else
             " Ours and the peers come from different runs here ({} and {}), so *over ours* is only "
             "a rough ratio.".format(ours[0]["date"], r0["date"])))
@@ -265,6 +355,8 @@ def peers(tag):
 
 GENERATORS = {
     "histogram-goal": goal,
+    "histogram-fixed": fixed,
+    "histogram-sweep": sweep,
     "histogram-peers": peers,
     "histogram-diff": kernel_diff,
     "histogram-variants": variants,

@@ -62,7 +62,7 @@ TEST_CASE("verify, output and csv on every variant", "[histogram][cli]") {
                                       "2", "--verify", "--csv", "--output", out});
   INFO(r.err);
   REQUIRE(r.status == 0);
-  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 5);  // one "verify: ... OK" per variant
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 6);  // one "verify: ... OK" per variant
   CHECK_THAT(r.err, !Contains("FAILED"));
 
   const auto csv = lines(r.out);

@@ -115,6 +115,40 @@ TEST_CASE("poisoned buffers expose a kernel that skips work", "[histogram][varia
   }
 }
 
+TEST_CASE("one-launch leaves its sums zero: every call counts the same", "[histogram][variants]") {
+  // run_variant throws when a later run or call counts differently from the
+  // first; one-launch has no fill, so that is where a forgotten reset shows.
+  std::mt19937 rng(run_seed());
+  const RgbImage image = test::random_image(97, 61, rng);
+  const Counts expected = serial_count(image);
+  INFO(seed_note());
+  for (auto s : {Settings(), with(5, 16), with(1, 1)}) {
+    const VariantRun run =
+        run_variant(test::cl(), test::programs(), test::facts(), image,
+                    find_variant("one-launch"), s, 3, 1);
+    CHECK(describe_difference(run.counts, expected) == "");
+  }
+  // Without the reset of the groups-done counter, no group after the first
+  // launch is ever the last: the second run reads the first run's counts or
+  // poison, and must be refused.
+  for (const char* reset : {"if (lid == 0) atomic_xchg(&sums[PARTIAL], 0);",
+                            "histogram[b] = atomic_xchg(&sums[b], 0);"}) {
+    Settings s = with(5, 16);
+    s.kernel_source = conv::read_text_file(std::string(CLCONV_HISTOGRAM_DIR) + "/one_launch.cl");
+    const auto at = s.kernel_source.find(reset);
+    REQUIRE(at != std::string::npos);
+    const std::string broken = std::string(reset).find("histogram[b]") == 0
+                                   ? "histogram[b] = sums[b];"
+                                   : "if (lid == 0) sums[PARTIAL] = sums[PARTIAL];";
+    s.kernel_source.replace(at, std::string(reset).size(), broken);
+    s.kernel_label = "one_launch.cl without its reset";
+    INFO(broken);
+    CHECK_THROWS_WITH(run_variant(test::cl(), test::programs(), test::facts(), image,
+                                  find_variant("one-launch"), s, 2, 0),
+                      Catch::Matchers::Contains("counted differently"));
+  }
+}
+
 TEST_CASE("sizes over a device limit are errors naming the option, not crashes",
           "[histogram][variants]") {
   using Catch::Matchers::Contains;
@@ -132,6 +166,11 @@ TEST_CASE("sizes over a device limit are errors naming the option, not crashes",
   CHECK_THROWS_WITH(plan("global-partials", 1, 64, true), Contains("--chunk"));
   f.local_mem_bytes = 2048;  // less than one 3 KiB local histogram
   CHECK_THROWS_WITH(plan("local-words", 64, 256, true), Contains("local memory"));
+  CHECK_THROWS_WITH(plan("one-launch", 64, 256, true), Contains("local memory"));
+  f.local_mem_bytes = 48 << 10;  // an NVIDIA GPU's: 16 copies of 3 KiB, exactly
+  CHECK(plan("one-launch", 64, 256, true).options == "-DCOPIES=16");
+  f.local_mem_bytes = (12 << 10) + 100;
+  CHECK(plan("one-launch", 64, 256, true).options == "-DCOPIES=4");
   f.local_mem_bytes = 32 << 10;
   // PoCL keeps a group's private arrays on one thread's stack.
   CHECK_THROWS_WITH(plan("private", 64, 2048, false), Contains("--wg"));
