@@ -11,7 +11,7 @@
 #include "common/errors.hpp"
 #include "common/filter.hpp"
 #include "common/image.hpp"
-#include "common/limits.hpp"
+#include "common/roofline.hpp"
 #include "common/parse.hpp"
 #include "common/reference.hpp"
 #include "common/registry.hpp"
