@@ -22,7 +22,7 @@
 
 #include "common/cli.hpp"
 #include "common/errors.hpp"
-#include "common/limits.hpp"
+#include "common/roofline.hpp"
 #include "common/parse.hpp"
 #include "common/reference.hpp"
 #include "common/report.hpp"

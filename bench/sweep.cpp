@@ -14,7 +14,7 @@
 #include "common/errors.hpp"
 #include "common/guard.hpp"
 #include "common/image.hpp"
-#include "common/limits.hpp"
+#include "common/roofline.hpp"
 #include "common/parse.hpp"
 #include "common/program.hpp"
 #include "common/reference.hpp"

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "common/stb_guards.hpp"  // check_image_bytes(), for every loader
+
 namespace conv {
 
 struct Image {
@@ -34,19 +36,6 @@ Image load_image(const std::string& path);
 // regular file (a folder, a FIFO, a device), an empty or unreadable file, or
 // one over 4 GiB.
 std::vector<std::uint8_t> read_image_file(const std::string& path);
-
-// Everything checked before stb_image may decode `bytes` (every loader of
-// the project calls it): formats it is not to decode, JPEG
-// Huffman tables it would write past, sizes over the limits, and files it
-// would decode although they are cut short (it pads them with zeros).
-// Returns the size and channels; Error naming `name` otherwise.
-struct ImageInfo {
-  int width = 0, height = 0, channels = 0;
-};
-ImageInfo check_image_bytes(const std::string& name, const std::vector<std::uint8_t>& bytes);
-
-// stb_image's reason for its last failure, as one printable line.
-std::string decoder_complaint();
 
 // "synthetic:WxH" or "synthetic:WxH:SEED" or a file path.
 Image load_image_spec(const std::string& spec);

@@ -21,7 +21,7 @@ struct Row {
   int reps = 0;
   double median_ms = NAN, min_ms = NAN, mean_ms = NAN;
   double gflops = NAN, gbps = NAN;
-  double pct_limit = NAN;  // % of the roofline bound (see limits.hpp)
+  double pct_limit = NAN;  // % of the roofline bound (see roofline.hpp)
   std::string limit;       // which limit bounds it: "copy" or "fma"
   double speedup_serial = NAN, speedup_prev = NAN;
   double max_abs_err = NAN, max_rel_err = NAN;

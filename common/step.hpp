@@ -1,5 +1,9 @@
 // What a convolution step is, to the harness: a name, a kernel source, and a
-// launcher that turns a problem into a ready-to-run kernel launch.
+// launcher that turns a problem into a ready-to-run kernel launch. The
+// launch itself (buffers, ranges) is in common/launch.hpp, the checks
+// against the device's limits in common/device_checks.hpp, the run-and-time
+// loop in common/run_step.hpp; this header includes all three, so a
+// launcher needs only this one.
 #pragma once
 #include <map>
 #include <memory>
@@ -7,28 +11,13 @@
 #include <utility>
 #include <vector>
 
-#include "common/border.hpp"
 #include "common/device.hpp"
-#include "common/filter.hpp"
-#include "common/guard.hpp"
-#include "common/image.hpp"
+#include "common/device_checks.hpp"
+#include "common/launch.hpp"
 #include "common/reference.hpp"
 #include "common/report.hpp"
-#include "common/timing.hpp"
 
 namespace conv {
-
-// One convolution to compute: the input already padded by the filter's reach,
-// so the output is (padded.width - F + 1) x (padded.height - F + 1).
-struct Problem {
-  Image padded;
-  Filter filter;
-  Border border = Border::zero;
-  int out_width() const { return padded.width - filter.width + 1; }
-  int out_height() const { return padded.height - filter.width + 1; }
-};
-
-Problem make_problem(const Image& image, const Filter& filter, Border border);
 
 // A report row for one run on `problem`: device, driver and date stamped,
 // step and variant, the output's size, the filter and the border. The
@@ -42,28 +31,6 @@ struct RunOptions {
   int wg_x = 16, wg_y = 16;    // work-group shape
   std::string kernel_source;   // empty: the step's embedded kernel
   std::string kernel_label;    // names the source in build errors
-};
-
-// A prepared launch: buffers uploaded, arguments set.
-class Launch {
- public:
-  virtual ~Launch() = default;
-  virtual cl::Event enqueue(cl::CommandQueue& queue) = 0;
-  // Fills the output with poison_value(), so a pixel the kernel forgets
-  // cannot pass.
-  virtual void poison_output(cl::CommandQueue& queue) = 0;
-  // Throws KernelFault when a launch wrote outside its buffers (their guard
-  // bands, GuardedBuffer). A launch without guards checks nothing.
-  virtual void check_guards(cl::CommandQueue&) {}
-  virtual Image read_output(cl::CommandQueue& queue) = 0;
-  // The work-group shape actually used, as "16x16" (may differ from asked).
-  virtual std::string work_group() const = 0;
-  // The time one launch took, given the event enqueue() returned. A launch
-  // of several kernels returns its last event and measures from its first.
-  virtual double elapsed_ms(const cl::Event& last) const { return event_ms(last); }
-  // One line on what this launch does beyond the direct sum (a filter's
-  // rank, a transform size); empty for steps 1-6.
-  virtual std::string note() const { return ""; }
 };
 
 // An option only one step has (step 5's --aligned, step 6's --block): the
@@ -115,96 +82,6 @@ class Step {
   virtual void check_options(const RunOptions& options) const { describe(options); }
 };
 
-// How the images lie in device memory. Zero means dense: the padded image's
-// own width and height for the input, the output's for the output. A larger
-// pitch (floats per row) aligns every row; more rows or a wider pitch also
-// give a kernel room to read and write past the image without range checks.
-struct Layout {
-  std::size_t in_pitch = 0, in_rows = 0;
-  std::size_t out_pitch = 0, out_rows = 0;
-};
-
-// The common case: a padded input buffer, a filter buffer and an output
-// buffer, each with guard bands; one 2D kernel over the output, global size
-// rounded up to the work-group. Dense buffers are copied whole; pitched ones
-// are zero-filled and the image goes in and out with
-// enqueueWriteBufferRect/ReadBufferRect.
-class BufferLaunch : public Launch {
- public:
-  BufferLaunch(DeviceContext& device, const Problem& problem, Layout layout = {});
-  cl::Event enqueue(cl::CommandQueue& queue) override;
-  void poison_output(cl::CommandQueue& queue) override;
-  void check_guards(cl::CommandQueue& queue) override;
-  Image read_output(cl::CommandQueue& queue) override;
-  std::string work_group() const override;
-
-  // Sets the arguments every 2D step's kernel starts with: input, filter,
-  // output, in_pitch, out_width, out_height, filter_width (0..6).
-  void set_standard_args(const Problem& problem);
-
-  // Checks the shape against the device and the kernel and sets the ranges:
-  // one work-item per output pixel unless items_x/items_y say otherwise.
-  void set_ranges(DeviceContext& device, int wg_x, int wg_y, int items_x = -1, int items_y = -1);
-
-  cl::Buffer input, filter, output;  // what the kernel gets: the guarded buffers' insides
-  GuardedBuffer guarded_input, guarded_filter, guarded_output;
-  Layout layout;  // with the zeros replaced by the dense sizes
-  cl::Kernel kernel;
-  cl::NDRange global, local;
-  int out_width = 0, out_height = 0;
-};
-
-// Throws Error naming the limit when a work-group of wg_x x wg_y (x wg_z) is
-// over the device's limits (total and per dimension), whatever the kernel.
-void check_work_group_shape(DeviceContext& device, int wg_x, int wg_y, int wg_z = 1);
-
-// As check_work_group_shape, and also against `kernel`'s own limit.
-void check_work_group(DeviceContext& device, const cl::Kernel& kernel, int wg_x, int wg_y);
-
-// Throws Error naming the limit when one buffer of `bytes` is more than the
-// device allows (CL_DEVICE_MAX_MEM_ALLOC_SIZE).
-void check_buffer_size(DeviceContext& device, std::size_t bytes, const std::string& what);
-
-// Throws Error naming both numbers when `kernel`'s private memory for a
-// work-group of `items` work-items is more than a CPU device keeps on one
-// worker thread's stack (PoCL: 8 MiB; half of it is allowed). Past that the
-// launch would crash the program, not fail. No check on a GPU. The bytes
-// per work-item are the driver's CL_KERNEL_PRIVATE_MEM_SIZE or `estimate`,
-// whichever is larger (PoCL 3.1 reports 1024 for every kernel).
-void check_private_memory(DeviceContext& device, const cl::Kernel& kernel, std::size_t items,
-                          const std::string& what, std::size_t estimate = 0);
-
-// Throws Error naming both numbers when the filter does not fit in the
-// device's constant memory (CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE).
-void check_constant_filter(DeviceContext& device, const Filter& filter);
-
-// Throws Error naming both numbers when `bytes` of __local memory, on top of
-// what `kernel` already uses, exceed the device's local memory.
-void check_local_memory(DeviceContext& device, const cl::Kernel& kernel, std::size_t bytes,
-                        const std::string& what);
-
-// The kernel called `name` in `program`; a clear Error when a --kernel file
-// does not define it.
-cl::Kernel make_kernel(const cl::Program& program, const std::string& name,
-                       const std::string& label);
-
-inline std::size_t round_up(std::size_t value, std::size_t multiple) {
-  return (value + multiple - 1) / multiple * multiple;
-}
-
-struct RunResult {
-  Image output;   // from the first launch, into a poisoned buffer; checked by check_result()
-  Stats stats;    // of the timed launches
-  std::string work_group;
-  std::string note;  // Launch::note()
-};
-
-// Prepares, runs once into a poisoned output (that output is the result),
-// then `warmup` more untimed launches and `reps` timed ones. Throws
-// KernelFault when the result holds untouched or non-finite pixels, or a
-// launch wrote outside its buffers (checked after the first launch and
-// after the timed ones).
-RunResult run_step(Step& step, DeviceContext& device, const Problem& problem,
-                   const RunOptions& options, int reps, int warmup = 1);
-
 }  // namespace conv
+
+#include "common/run_step.hpp"  // after Step, which it uses

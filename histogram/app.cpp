@@ -7,7 +7,7 @@
 #include "common/cli.hpp"
 #include "common/errors.hpp"
 #include "common/image.hpp"
-#include "common/limits.hpp"
+#include "common/roofline.hpp"
 #include "common/program.hpp"
 #include "common/watchdog.hpp"
 #include "histogram/breakdown.hpp"

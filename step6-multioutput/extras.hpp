@@ -14,7 +14,7 @@
 #include "common/device.hpp"
 #include "common/filter.hpp"
 #include "common/image.hpp"
-#include "common/limits.hpp"
+#include "common/roofline.hpp"
 #include "common/reference.hpp"
 #include "common/timing.hpp"
 

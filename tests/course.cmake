@@ -60,3 +60,25 @@ print('caught')")
   set_tests_properties(course_docs_catch_a_wrong_quoted_figure PROPERTIES
     LABELS docs TIMEOUT 60 PASS_REGULAR_EXPRESSION "^caught")
 endif()
+
+# A kernel's signature is edited in one place: the skeleton generated from a
+# kernel that gained an argument has it too, and differs from the committed one.
+if(Python3_Interpreter_FOUND)
+  add_test(NAME course_skeleton_follows_its_kernel
+           COMMAND ${Python3_EXECUTABLE} -c "
+import pathlib, sys, tempfile
+root = pathlib.Path('${PROJECT_SOURCE_DIR}'); sys.path.insert(0, str(root / 'bench')); import exercises
+kernel = (root / 'step1-naive/convolve.cl').read_text()
+changed = kernel.replace('const int filter_width)', 'const int filter_width, const int extra)')
+assert changed != kernel, 'step 1 kernel no longer ends its signature with filter_width'
+with tempfile.TemporaryDirectory() as d:
+    path = pathlib.Path(d) / 'convolve.cl'
+    path.write_text(changed)
+    text = exercises.skeleton(path, root / 'docs/exercises/todo/step1-naive.txt')
+committed = (root / 'docs/exercises/step1-naive.cl').read_text()
+assert 'const int extra' in text and 'const int extra' not in committed, text
+assert 'TODO' in text and 'sum +=' not in text, text
+print('follows')")
+  set_tests_properties(course_skeleton_follows_its_kernel PROPERTIES
+    LABELS coursework TIMEOUT 60 PASS_REGULAR_EXPRESSION "^follows")
+endif()

@@ -6,7 +6,7 @@
 target_compile_definitions(clconv_test_support PRIVATE CLCONV_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 
 set(_case "a constant image gives the weight sum")
-get_property(_folders GLOBAL PROPERTY CLCONV_STEP_FOLDERS)
+set(_folders ${CLCONV_STEPS})
 foreach(folder ${_folders})
   string(REGEX MATCH "^step([0-9]+)-" _ ${folder})
   set(_var CLCONV_KERNEL_STEP${CMAKE_MATCH_1})

@@ -19,7 +19,7 @@ row's median time with the formulas of common/report.cpp (2 F^2 flops per
 output; one read of the padded input and one write of the output), so that
 the peers' rows count the same work as ours. The device's measured copy
 bandwidth and FMA rate are recovered from the steps' rows, whose pct_limit
-is the share of the binding one (common/limits.cpp).
+is the share of the binding one (common/roofline.cpp).
 """
 import os
 import statistics
@@ -267,7 +267,7 @@ def steps_limits(tag):
     return table(["% copy / % FMA"] + ["F = {}".format(w) for w in widths], body) + (
         "\n*Achieved GB/s over the measured copy bandwidth / achieved GFLOP/s over the measured "
         "FMA rate, in per cent; in bold the limit that binds at that width (the roofline bound "
-        "of `common/limits.hpp`). Peers are counted with the same bytes and flops as the steps.*\n")
+        "of `common/roofline.hpp`). Peers are counted with the same bytes and flops as the steps.*\n")
 
 
 def errors(tag):

@@ -5,6 +5,10 @@
 // repository root with
 //   CLCONV_KERNEL_STEP6=docs/exercises/step6-multioutput.cl ctest --preset default -L step6
 //
+// The launcher builds it with -D FILTER_WIDTH=F -D BLOCK_X=.. -D BLOCK_Y=..
+// -D ALIGNED_PITCH, and -D UNROLL_ROWS for small filters. BLOCK_X is a
+// multiple of 4.
+//
 // Step 1: the naive kernel. One work-item computes one output pixel, reading
 // the image and the filter straight from global memory.
 //
@@ -33,15 +37,19 @@
 //
 // Step 6: each work-item computes a BLOCK_X x BLOCK_Y block of outputs
 // (register blocking). It reads each tile row under its block into
-// registers once and uses every value for up to BLOCK_X * F multiply-adds,
-// instead of one: local-memory loads per FMA fall from about 1 to
-// (BLOCK_X + F - 1) / (BLOCK_X * F). The block and the width are
-// compile-time constants, so the sums and the row live in registers. The
-// launcher sizes the output to whole blocks (row pitch a multiple of 4), so
-// blocks are stored as float4s with no range guard.
+// registers once and uses each value in up to min(BLOCK_X, F) multiply-adds
+// for each of the up to min(BLOCK_Y, F) output rows that tile row meets:
+// local-memory values per FMA fall from 1 to
+// (BLOCK_X + F - 1) * (BLOCK_Y + F - 1) / (BLOCK_X * BLOCK_Y * F * F). The
+// block and the width are compile-time constants, so the sums and the row
+// live in registers. The launcher sizes the output to whole blocks (row
+// pitch a multiple of 4), so blocks are stored as float4s with no range guard.
 //
-// Built with -D FILTER_WIDTH=F -D BLOCK_X=.. -D BLOCK_Y=.. -D ALIGNED_PITCH,
-// and -D UNROLL_ROWS for small filters. BLOCK_X is a multiple of 4.
+// Two switches choose the shape of the inner loops (the lesson measures
+// both): -D WEIGHTS_LOCAL copies the weights into local memory, each filter
+// row padded to whole float4s so that four weights come with one load; and
+// -D VECTOR_BLOCK makes each row of the block one floatN vector (N =
+// BLOCK_X), the shape a CPU's SIMD units want.
 //
 // The host padded the input by the filter's reach, so the work-item at
 // (x, y) correlates the F x F window whose top-left corner is input (x, y)

@@ -5,6 +5,12 @@
 // 2 and full rank. Grade it from the repository root with
 //   CLCONV_KERNEL_STEP7=docs/exercises/step7-separable.cl ctest --preset default -L step7
 //
+// The launcher builds it with -D TAPS_X=.. -D TAPS_Y=.. -D FILTER_WIDTH=F
+// -D BLOCK_X=.. -D BLOCK_Y=.. -D ALIGNED_PITCH, and -D UNROLL_ROWS on a GPU.
+// The row pass has TAPS_X = F, TAPS_Y = 1; the column pass TAPS_X = 1,
+// TAPS_Y = F; the fused program TAPS_X = TAPS_Y = 1 (it does not use
+// convolve()).
+//
 // Step 1: the naive kernel. One work-item computes one output pixel, reading
 // the image and the filter straight from global memory.
 //
@@ -33,12 +39,13 @@
 //
 // Step 6: each work-item computes a BLOCK_X x BLOCK_Y block of outputs
 // (register blocking). It reads each tile row under its block into
-// registers once and uses every value for up to BLOCK_X * F multiply-adds,
-// instead of one: local-memory loads per FMA fall from about 1 to
-// (BLOCK_X + F - 1) / (BLOCK_X * F). The block and the width are
-// compile-time constants, so the sums and the row live in registers. The
-// launcher sizes the output to whole blocks (row pitch a multiple of 4), so
-// blocks are stored as float4s with no range guard.
+// registers once and uses each value in up to min(BLOCK_X, F) multiply-adds
+// for each of the up to min(BLOCK_Y, F) output rows that tile row meets:
+// local-memory values per FMA fall from 1 to
+// (BLOCK_X + F - 1) * (BLOCK_Y + F - 1) / (BLOCK_X * BLOCK_Y * F * F). The
+// block and the width are compile-time constants, so the sums and the row
+// live in registers. The launcher sizes the output to whole blocks (row
+// pitch a multiple of 4), so blocks are stored as float4s with no range guard.
 //
 // Step 7: a separable filter, K = column * row^T, is two 1D filters, so
 // the F x F sum becomes two sums of F: a row pass (1 x F taps, over every
@@ -51,18 +58,13 @@
 // weight index becomes a constant. convolve_fused does both passes in one
 // kernel through __local memory instead (the lesson measures which wins).
 //
-// Built with -D TAPS_X=.. -D TAPS_Y=.. -D FILTER_WIDTH=F -D BLOCK_X=..
-// -D BLOCK_Y=.. -D ALIGNED_PITCH, and -D UNROLL_ROWS on a GPU. The row pass
-// has TAPS_X = F, TAPS_Y = 1; the column pass TAPS_X = 1, TAPS_Y = F; the
-// fused program TAPS_X = TAPS_Y = 1 (it does not use convolve()).
-//
 // The host padded the input by the filter's reach, so the work-item at
 // (x, y) correlates the F x F window whose top-left corner is input (x, y)
 // and needs no border logic at all.
 
 __kernel void convolve(__global const float* input,   // padded, in_pitch floats per row
-                       __constant float* filter,      // TAPS_Y x TAPS_X, row-major: one term's 1D filter
-                       __global float* output,        // out_pitch floats per row
+                       __constant float* filter,      // F x F, row-major
+                       __global float* output,        // out_width x out_height
                        const int in_pitch,
                        const int out_pitch,           // floats per output row
                        const int out_height,
@@ -78,6 +80,12 @@ __kernel void convolve(__global const float* input,   // padded, in_pitch floats
   // what the output already holds (the earlier terms' sum).
 }
 
+// Both passes in one kernel. The tile (the group's outputs plus F - 1 in
+// both directions) is loaded once; the row pass writes its sums for every
+// tile row to __local `mid`, and the column pass reads them from there, so
+// the intermediate image never goes to global memory. The price: the row
+// pass also runs over the F - 1 halo rows, and the tile and `mid` must both
+// fit in local memory. A filter of rank k runs its k terms over one tile.
 __kernel void convolve_fused(__global const float* input,   // padded, in_pitch floats per row
                              __constant float* filter,      // per term: F row weights, F column weights
                              __global float* output,        // out_pitch floats per row

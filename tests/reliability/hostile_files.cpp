@@ -3,7 +3,7 @@
 // sizes, truncated and empty files, folders where files belong, filter files
 // with non-finite numbers, endless files, kernels that do not work. Each must
 // end in one line on stderr and a non-zero exit, with no signal and no output
-// file. What tests/errors.cpp and tests/harness.cpp cover is not repeated.
+// file. What tests/command_line.cpp and tests/harness_units.cpp cover is not repeated.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "tests/encode.hpp"
+#include "tests/image_encoders.hpp"
 #include "tests/files.hpp"
-#include "tests/reliability/process.hpp"
+#include "tests/reliability/refusal_checks.hpp"
 
 using namespace conv::test;
 using Bytes = std::vector<std::uint8_t>;

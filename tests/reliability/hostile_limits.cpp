@@ -9,7 +9,7 @@
 
 #include "common/step.hpp"
 #include "tests/files.hpp"
-#include "tests/reliability/process.hpp"
+#include "tests/reliability/refusal_checks.hpp"
 #include "tests/support.hpp"
 
 using namespace conv::test;

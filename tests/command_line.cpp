@@ -16,7 +16,7 @@
 #include "common/image.hpp"
 #include "common/reference.hpp"
 #include "common/registry.hpp"
-#include "tests/encode.hpp"
+#include "tests/image_encoders.hpp"
 #include "tests/files.hpp"
 #include "tests/process.hpp"
 

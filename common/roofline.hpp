@@ -1,5 +1,7 @@
-// The device's measured limits: copy bandwidth and FP32 FMA throughput,
-// probed once per device and driver and cached in the user's cache folder.
+// The roofline: the device's measured copy bandwidth and FP32 FMA
+// throughput, probed once per device and driver and cached in the user's
+// cache folder. (The limits the device reports, checked before a launch,
+// are common/device_checks.hpp.)
 #pragma once
 #include <string>
 

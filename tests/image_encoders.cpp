@@ -1,4 +1,4 @@
-#include "tests/encode.hpp"
+#include "tests/image_encoders.hpp"
 
 #include <stdexcept>
 

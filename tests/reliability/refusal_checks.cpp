@@ -1,4 +1,4 @@
-#include "tests/reliability/process.hpp"
+#include "tests/reliability/refusal_checks.hpp"
 
 #include <catch2/catch.hpp>
 

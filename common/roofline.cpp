@@ -1,4 +1,4 @@
-#include "common/limits.hpp"
+#include "common/roofline.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>

@@ -1,0 +1,44 @@
+// Checks of a launch against the device's reported limits (work-group
+// shape, buffer size, local, constant and private memory), made before the
+// work is done so that the error names the limit. Not to be confused with
+// common/roofline.hpp, the device's measured bandwidth and FMA rate.
+#pragma once
+#include <cstddef>
+#include <string>
+
+#include "common/cl.hpp"
+#include "common/device.hpp"
+#include "common/filter.hpp"
+
+namespace conv {
+
+// Throws Error naming the limit when a work-group of wg_x x wg_y (x wg_z) is
+// over the device's limits (total and per dimension), whatever the kernel.
+void check_work_group_shape(DeviceContext& device, int wg_x, int wg_y, int wg_z = 1);
+
+// As check_work_group_shape, and also against `kernel`'s own limit.
+void check_work_group(DeviceContext& device, const cl::Kernel& kernel, int wg_x, int wg_y);
+
+// Throws Error naming the limit when one buffer of `bytes` is more than the
+// device allows (CL_DEVICE_MAX_MEM_ALLOC_SIZE).
+void check_buffer_size(DeviceContext& device, std::size_t bytes, const std::string& what);
+
+// Throws Error naming both numbers when `kernel`'s private memory for a
+// work-group of `items` work-items is more than a CPU device keeps on one
+// worker thread's stack (PoCL: 8 MiB; half of it is allowed). Past that the
+// launch would crash the program, not fail. No check on a GPU. The bytes
+// per work-item are the driver's CL_KERNEL_PRIVATE_MEM_SIZE or `estimate`,
+// whichever is larger (PoCL 3.1 reports 1024 for every kernel).
+void check_private_memory(DeviceContext& device, const cl::Kernel& kernel, std::size_t items,
+                          const std::string& what, std::size_t estimate = 0);
+
+// Throws Error naming both numbers when the filter does not fit in the
+// device's constant memory (CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE).
+void check_constant_filter(DeviceContext& device, const Filter& filter);
+
+// Throws Error naming both numbers when `bytes` of __local memory, on top of
+// what `kernel` already uses, exceed the device's local memory.
+void check_local_memory(DeviceContext& device, const cl::Kernel& kernel, std::size_t bytes,
+                        const std::string& what);
+
+}  // namespace conv

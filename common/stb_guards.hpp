@@ -1,0 +1,26 @@
+// The checks made before stb_image may decode a file's bytes. stb_image
+// trusts what it is given: it decodes cut files by padding them with zeros,
+// writes past its tables on some corrupt JPEGs, and takes any size. Every
+// loader of the project (common/image.cpp, the histogram's color images)
+// calls check_image_bytes() first.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace conv {
+
+// Everything checked before stb_image may decode `bytes` (every loader of
+// the project calls it): formats it is not to decode, JPEG
+// Huffman tables it would write past, sizes over the limits, and files it
+// would decode although they are cut short (it pads them with zeros).
+// Returns the size and channels; Error naming `name` otherwise.
+struct ImageInfo {
+  int width = 0, height = 0, channels = 0;
+};
+ImageInfo check_image_bytes(const std::string& name, const std::vector<std::uint8_t>& bytes);
+
+// stb_image's reason for its last failure, as one printable line.
+std::string decoder_complaint();
+
+}  // namespace conv
