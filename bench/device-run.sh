@@ -16,7 +16,7 @@
 # each (ptxmix also counts the machine code, sass-mix-TAG.txt, where ptxas and
 # cuobjdump are installed); buildtime: step 6 with BUILDTIME_SETS
 # ("F:NAME=V,..." each; default --weights inline at each width, and unrolled
-# at 15 and 31), the build for the filter beside the kernel's time
+# at 31), the build for the filter beside the kernel's time
 # (buildtime-TAG.txt).
 # The driver's disk cache of built programs is off (CUDA_CACHE_DISABLE), so
 # every build is timed afresh.
@@ -34,6 +34,8 @@ export CUDA_CACHE_DISABLE=1
 export RESULTS="$OUT"
 tag="${TAG:-h100}"
 log="$OUT/device-log.txt"
+# The first line of each text file this run writes: device, driver, date.
+stamp="# $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1 | sed 's/, /, driver /'), measured $(date -u +%F)"
 {
   echo "== $(date -u +%F) =="
   nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv
@@ -52,6 +54,7 @@ for part in ${PARTS:-tour conformance seed001 seed000 seed004}; do
     seed004)
       SEED004_IMAGE=4096x4096 SEED004_REPS=20 bench/experiments.sh seed004 "$tag" 2>> "$log" ;;
     kernelinfo)
+      echo "$stamp; bench/device-run.sh part kernelinfo" > "$OUT/kernel-info-$tag.txt"
       for f in 3 5 7 15 31; do
         build/bin/kernel-info --step 6 --filter box:$f >> "$OUT/kernel-info-$tag.txt" 2>> "$log"
       done
@@ -64,9 +67,11 @@ for part in ${PARTS:-tour conformance seed001 seed000 seed004}; do
     ptxmix)  # instructions of step 6's PTX (and, with ptxas, its machine code): the defaults and PTXMIX_SETS
       sass=0; command -v ptxas > /dev/null && command -v cuobjdump > /dev/null && sass=1
       arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d .)
+      [ $sass = 1 ] && echo "$stamp; bench/device-run.sh part ptxmix" > "$OUT/sass-mix-$tag.txt"
       [ $sass = 1 ] && echo "# kernel FFMA FFMA-with-constant-bank FFMA-with-immediate LDS LDC instructions (ptxas -arch=sm_$arch, cuobjdump -sass)" \
-        > "$OUT/sass-mix-$tag.txt"
-      echo "# kernel fma.rn.f32 ld.const ld.shared.f32 ld.shared.v4.f32 registers" > "$OUT/ptx-mix-$tag.txt"
+        >> "$OUT/sass-mix-$tag.txt"
+      { echo "$stamp; bench/device-run.sh part ptxmix"
+        echo "# kernel fma.rn.f32 ld.const ld.shared.f32 ld.shared.v4.f32 registers"; } > "$OUT/ptx-mix-$tag.txt"
       for item in 3 5 7 15 31 ${PTXMIX_SETS:-15:weights=local,unroll=off 31:weights=local,unroll=off 15:weights=constant,unroll=off 31:weights=constant,unroll=off 15:weights=inline,unroll=on 31:weights=inline,unroll=on}; do
         f=${item%%:*}; sets=(); name=F$f
         if [ "$item" != "$f" ]; then
@@ -89,13 +94,14 @@ for part in ${PARTS:-tour conformance seed001 seed000 seed004}; do
         fi
       done ;;
     buildtime)  # step 6 with the weights compiled in: each build beside its kernel time, BUILDTIME_SETS
-      for item in ${BUILDTIME_SETS:-3:weights=inline 5:weights=inline 7:weights=inline 15:weights=inline 31:weights=inline 15:weights=inline,unroll=on 31:weights=inline,unroll=on}; do
+      { echo "$stamp; bench/device-run.sh part buildtime (CUDA_CACHE_DISABLE=1)"
+      for item in ${BUILDTIME_SETS:-3:weights=inline 5:weights=inline 7:weights=inline 15:weights=inline 31:weights=inline 31:weights=inline,unroll=on}; do
         f=${item%%:*}; opts=()
         for s in $(echo "${item#*:}" | tr , ' '); do opts+=(--"${s%%=*}" "${s#*=}"); done
         echo "== F = $f, ${opts[*]}, random filter, 8192x8192"
         build/bin/step6-multioutput --image synthetic:8192x8192 --filter "random:$f" "${opts[@]}" \
           --reps 20 2>&1 | grep -v '^$'
-      done > "$OUT/buildtime-$tag.txt" 2>> "$log" ;;
+      done; } > "$OUT/buildtime-$tag.txt" 2>> "$log" ;;
     histogram)
       PARTS="${HISTOGRAM_PARTS:-main bench floor breakdown full}" LOG="$OUT/histogram-log.txt" \
         bench/histogram.sh "$tag" 2>> "$log" ;;

@@ -46,6 +46,7 @@
 // array. Where the loops are unrolled, every index into it is a compile-time
 // constant, so the compiler can fold each weight into its multiply-add as an
 // operand instead of loading it. The price is a build for every filter.
+// And -D FLAT_COPY shares the tile's copy out evenly (at the copy, below).
 //
 // The host padded the input by the filter's reach, so the work-item at
 // (x, y) correlates the F x F window whose top-left corner is input (x, y)
@@ -96,8 +97,8 @@ __kernel void convolve(__global const float* input,   // padded, in_pitch floats
 #pragma unroll 4
   for (int k = ly * get_local_size(0) + lx; k < row4 * tile_height; k += get_local_size(0) * get_local_size(1)) {
     const int ty = k / row4, tx = 4 * (k - ty * row4);
-    *(__local float4*)(tile + ty * tile_width + tx) =
-        *(__global const float4*)(input + (tile_y + ty) * in_pitch + (tile_x + tx));
+    vstore4(*(__global const float4*)(input + (tile_y + ty) * in_pitch + (tile_x + tx)), 0,
+            tile + ty * tile_width + tx);
   }
 #else
   for (int ty = ly; ty < tile_height; ty += get_local_size(1)) {

@@ -26,7 +26,7 @@ bool step6_weights_local_by_default(const DeviceFacts& facts, int filter_width) 
 }
 
 bool step6_weights_inline_by_default(const DeviceFacts& facts, int filter_width) {
-  return facts.is_gpu && filter_width >= 5 && filter_width <= 15;
+  return facts.is_gpu && filter_width >= 7 && filter_width <= 15;
 }
 
 bool step6_flat_copy_by_default(const DeviceFacts& facts) { return facts.is_gpu; }
