@@ -6,11 +6,20 @@
 #   OUT=/some/folder bench/device-run.sh [NVIDIA_OPENCL_LIBRARY]
 # Writes the CSVs and logs into $OUT. Each part runs even if another fails;
 # PARTS picks some: tour conformance seed001 seed000 seed004 vector blocks
-# unroll tuning perf kernelinfo ptxmix torch cupy bank volume histogram histpeers
+# unroll tuning inline perf kernelinfo ptxmix buildtime torch cupy bank volume
+# histogram histpeers
 # (default: the first five). TAG names the device in the CSVs' names
 # (default h100). The peers need python3 with torch and cupy; histpeers also
 # runs build/bin/cub-histogram when it is there (bench/build-cub-histogram.sh).
 # KERNELINFO_SETS: extra kernel-info runs, "F:NAME=V,NAME=V F:..." each;
+# PTXMIX_SETS: the kernels ptxmix counts besides the defaults, "F:NAME=V,..."
+# each (ptxmix also counts the machine code, sass-mix-TAG.txt, where ptxas and
+# cuobjdump are installed); buildtime: step 6 with BUILDTIME_SETS
+# ("F:NAME=V,..." each; default --weights inline at each width, and unrolled
+# at 31), the build for the filter beside the kernel's time
+# (buildtime-TAG.txt).
+# The driver's disk cache of built programs is off (CUDA_CACHE_DISABLE), so
+# every build is timed afresh.
 # HISTOGRAM_PARTS: the parts of bench/histogram.sh to run (default all).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -21,9 +30,12 @@ export OCL_ICD_VENDORS=/tmp/icd
 # The ICD loader, if the machine has none of its own: a copy made at build time.
 ldconfig -p | grep -q libOpenCL.so.1 || export LD_LIBRARY_PATH="$PWD/build/devlib"
 export CLCONV_PLATFORM=NVIDIA
+export CUDA_CACHE_DISABLE=1
 export RESULTS="$OUT"
 tag="${TAG:-h100}"
 log="$OUT/device-log.txt"
+# The first line of each text file this run writes: device, driver, date.
+stamp="# $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1 | sed 's/, /, driver /'), measured $(date -u +%F)"
 {
   echo "== $(date -u +%F) =="
   nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv
@@ -42,6 +54,7 @@ for part in ${PARTS:-tour conformance seed001 seed000 seed004}; do
     seed004)
       SEED004_IMAGE=4096x4096 SEED004_REPS=20 bench/experiments.sh seed004 "$tag" 2>> "$log" ;;
     kernelinfo)
+      echo "$stamp; bench/device-run.sh part kernelinfo" > "$OUT/kernel-info-$tag.txt"
       for f in 3 5 7 15 31; do
         build/bin/kernel-info --step 6 --filter box:$f >> "$OUT/kernel-info-$tag.txt" 2>> "$log"
       done
@@ -51,17 +64,44 @@ for part in ${PARTS:-tour conformance seed001 seed000 seed004}; do
         build/bin/kernel-info --step 6 --filter "box:${item%%:*}" "${sets[@]}" \
           >> "$OUT/kernel-info-$tag.txt" 2>> "$log"
       done ;;
-    ptxmix)  # instructions of step 6's PTX: the default at each width, and the weights in constant memory
-      for cfg in "3" "5" "7" "15" "31" "15 weights=constant" "31 weights=constant"; do
-        set -- $cfg; f=$1; shift; sets=(); name=F$f
-        for s in "$@"; do sets+=(--set "$s"); name=$name-${s//=/_}; done
+    ptxmix)  # instructions of step 6's PTX (and, with ptxas, its machine code): the defaults and PTXMIX_SETS
+      sass=0; command -v ptxas > /dev/null && command -v cuobjdump > /dev/null && sass=1
+      arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d .)
+      [ $sass = 1 ] && echo "$stamp; bench/device-run.sh part ptxmix" > "$OUT/sass-mix-$tag.txt"
+      [ $sass = 1 ] && echo "# kernel FFMA FFMA-with-constant-bank FFMA-with-immediate LDS LDC instructions (ptxas -arch=sm_$arch, cuobjdump -sass)" \
+        >> "$OUT/sass-mix-$tag.txt"
+      { echo "$stamp; bench/device-run.sh part ptxmix"
+        echo "# kernel fma.rn.f32 ld.const ld.shared.f32 ld.shared.v4.f32 registers"; } > "$OUT/ptx-mix-$tag.txt"
+      for item in 3 5 7 15 31 ${PTXMIX_SETS:-15:weights=local,unroll=off 31:weights=local,unroll=off 15:weights=constant,unroll=off 31:weights=constant,unroll=off 15:weights=inline,unroll=on 31:weights=inline,unroll=on}; do
+        f=${item%%:*}; sets=(); name=F$f
+        if [ "$item" != "$f" ]; then
+          for s in $(echo "${item#*:}" | tr , ' '); do sets+=(--set "$s"); name=$name-${s//=/_}; done
+        fi
         dir="$OUT/ptx/$name"
         mkdir -p "$dir"
-        build/bin/kernel-info --step 6 --filter "box:$f" "${sets[@]}" --dir "$dir" > "$dir/info.txt" 2>> "$log"
+        build/bin/kernel-info --step 6 --filter "random:$f" "${sets[@]}" --dir "$dir" > "$dir/info.txt" 2>> "$log"
         p=$(ls "$dir"/*.ptx | head -1)
         echo "$name $(grep -c 'fma.rn.f32' "$p") $(grep -c 'ld.const' "$p") $(grep -c 'ld.shared.f32' "$p")" \
-          "$(grep -c 'ld.shared.v4.f32' "$p") $(grep -o 'Used [0-9]* registers' "$dir/info.txt" | head -1)"
-      done > "$OUT/ptx-mix-$tag.txt" ;;
+          "$(grep -c 'ld.shared.v4.f32' "$p") $(grep -o 'Used [0-9]* registers' "$dir/info.txt" | head -1)" \
+          >> "$OUT/ptx-mix-$tag.txt"
+        # The binary ends in NUL bytes, which ptxas reads as an unexpected end of file.
+        if [ $sass = 1 ] && tr -d '\000' < "$p" > "$dir/kernel.ptx" &&
+          ptxas -arch=sm_$arch "$dir/kernel.ptx" -o "$dir/kernel.cubin" 2>> "$log"; then
+          cuobjdump -sass "$dir/kernel.cubin" | grep -E '^ +/\*[0-9a-f]{4,}\*/' > "$dir/kernel.sass"
+          echo "$name $(grep -c ' FFMA' "$dir/kernel.sass") $(grep -cE ' FFMA .*c\[0x' "$dir/kernel.sass")" \
+            "$(grep -cE ' FFMA [^;]*, -?[0-9][0-9.e+-]*(, |;)' "$dir/kernel.sass") $(grep -c ' LDS' "$dir/kernel.sass")" \
+            "$(grep -c ' LDC' "$dir/kernel.sass") $(wc -l < "$dir/kernel.sass")" >> "$OUT/sass-mix-$tag.txt"
+        fi
+      done ;;
+    buildtime)  # step 6 with the weights compiled in: each build beside its kernel time, BUILDTIME_SETS
+      { echo "$stamp; bench/device-run.sh part buildtime (CUDA_CACHE_DISABLE=1)"
+      for item in ${BUILDTIME_SETS:-3:weights=inline 5:weights=inline 7:weights=inline 15:weights=inline 31:weights=inline 31:weights=inline,unroll=on}; do
+        f=${item%%:*}; opts=()
+        for s in $(echo "${item#*:}" | tr , ' '); do opts+=(--"${s%%=*}" "${s#*=}"); done
+        echo "== F = $f, ${opts[*]}, random filter, 8192x8192"
+        build/bin/step6-multioutput --image synthetic:8192x8192 --filter "random:$f" "${opts[@]}" \
+          --reps 20 2>&1 | grep -v '^$'
+      done; } > "$OUT/buildtime-$tag.txt" 2>> "$log" ;;
     histogram)
       PARTS="${HISTOGRAM_PARTS:-main bench floor breakdown full}" LOG="$OUT/histogram-log.txt" \
         bench/histogram.sh "$tag" 2>> "$log" ;;

@@ -203,7 +203,8 @@ def kernel_diff(older, newer, name="convolve.cl"):
 # ---- figures quoted in the prose ---------------------------------------------
 # <!-- value: speedup tour-pocl step3-local step4-unroll/fixed -->1.33<!-- end value -->
 # is rewritten from the CSV like a generated block, so a figure in a sentence
-# cannot drift from its table. A row is STEP[/VARIANT][@COLUMN=VALUE,...].
+# cannot drift from its table. A row is STEP[/VARIANT][@COLUMN=VALUE,...];
+# a "~" in a value stands for a space ("variant=default~block=8x4").
 VALUE = re.compile(r"<!-- value: ([^>]*?) -->(.*?)<!-- end value -->")
 
 
@@ -224,12 +225,12 @@ def rows_matching(csv_name, spec):
     step, _, variant = step.partition("/")
     match = {"step": step} if step else {}
     if variant:
-        match["variant"] = variant
+        match["variant"] = variant.replace("~", " ")
     for kv in filter(None, cond.split(",")):
         k, _, v = kv.partition("=")
         if rows and k not in rows[0]:
             raise SystemExit("docs.py: value '{}': {}.csv has no column '{}'".format(spec, csv_name, k))
-        match[k] = v
+        match[k] = v.replace("~", " ")
     return [r for r in rows if all(r.get(k) in v.split("|") for k, v in match.items())]
 
 

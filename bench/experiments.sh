@@ -21,6 +21,12 @@
 #            the weights in constant or local memory, the rows loop kept;
 #            then unrolled; then the vector shape. The search behind the
 #            GPU's defaults; TUNING_PARTS="small large unrolled vectors"
+#   inline   step 6's weights (auto, constant, local, inline: compiled in)
+#            and tile copies (rows, flat), random filters, F = 3, 5, 7, 15,
+#            31, work-groups 32x4 and 16x8, each with its default block and
+#            tile-row loop (part small); then F = 15 inline and unrolled with
+#            blocks 4x4, 8x4, 4x16 (part large), on $INLINE_IMAGE (default
+#            8192x8192); INLINE_PARTS="small large"
 #   unroll   step 6 with and without the tile-row loop unrolled, F = 3, 5, 7,
 #            on $BLOCKS_IMAGE (default 8192x8192)
 #   perf     every step at F = 3, 5, 7, 15, 31 on $PERF_IMAGE (default
@@ -51,7 +57,7 @@ out="$results/$name-$tag.csv"
 sweep=build/bin/sweep
 bin=$(dirname "$sweep")
 tmp="$out.tmp.$$"   # bank and volume write here first: a failed run leaves no CSV behind
-trap 'rm -f "$tmp" "$tmp".*.csv' EXIT
+trap 'rm -f "$tmp" "$tmp".*.csv "$tmp".*.csv.partial' EXIT
 case "$name" in
   bank)    { "$bin/step6-bank" --image "synthetic:${BANK_IMAGE:-8192x8192}" --filter-width 3 \
                --reps "${BANK_REPS:-20}" --csv "$@"
@@ -82,6 +88,29 @@ case "$name" in
                parts+=("$tmp.$part.csv")
              else
                echo "experiments.sh: tuning part '$part' failed or timed out" >&2
+             fi
+           done
+           [ ${#parts[@]} -gt 0 ] || exit 1
+           awk 'FNR > 1 || NR == 1' "${parts[@]}" > "$tmp"
+           rm -f "${parts[@]}"
+           mv "$tmp" "$out"; exit 0 ;;
+  inline)  t=(--steps 6 --images "${INLINE_IMAGE:-8192x8192}" --reps "${INLINE_REPS:-10}" --no-check)
+           parts=()
+           for part in ${INLINE_PARTS:-small large}; do
+             case "$part" in
+               small) opts=(--filters random:3,random:5,random:7,random:15,random:31 --wgs "${INLINE_WGS:-32x4,16x8}"
+                            --set weights=auto,constant,local,inline --set copy=rows,flat) ;;
+               large) opts=(--filters random:15 --wgs "${INLINE_WGS:-32x4,16x8}" --set weights=inline
+                            --set unroll=on --set copy=flat --set block=4x4,8x4,4x16) ;;
+               *) echo "experiments.sh: unknown inline part '$part'" >&2; exit 2 ;;
+             esac
+             if timeout "${INLINE_PART_LIMIT:-240}" "$sweep" "${t[@]}" "${opts[@]}" --output "$tmp.$part.csv" "$@"; then
+               parts+=("$tmp.$part.csv")
+             else
+               echo "experiments.sh: inline part '$part' failed or timed out" >&2
+               # the rows it finished are in the sweep's .partial file
+               [ -s "$tmp.$part.csv.partial" ] && mv "$tmp.$part.csv.partial" "$tmp.$part.csv" &&
+                 parts+=("$tmp.$part.csv")
              fi
            done
            [ ${#parts[@]} -gt 0 ] || exit 1

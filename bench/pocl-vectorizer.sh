@@ -19,7 +19,10 @@ shift
 raw=0
 if [ "${1:-}" = "--raw" ]; then raw=1; shift; fi
 build="${BUILD:-build}"
-exe=$(ls -d "$build"/bin/step"$n"-* 2>/dev/null | grep -E "/step$n-[a-z]+$" | head -n 1 || true)
+# The step's executable is named after its folder (step 6's folder also builds step6-bank and step6-volume).
+dir=$(ls -d step"$n"-*/ 2>/dev/null | head -n 1 || true)
+exe="$build/bin/$(basename "${dir:-none}")"
+[ -x "$exe" ] || exe=""
 [ -n "$exe" ] || { echo "pocl-vectorizer.sh: no step $n in $build/bin (build first; $usage)" >&2; exit 2; }
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT

@@ -40,9 +40,21 @@
 // -D VECTOR_BLOCK makes each row of the block one floatN vector (N =
 // BLOCK_X), the shape a CPU's SIMD units want.
 //
+// A third place for the weights: -D WEIGHTS_INLINE builds the kernel for one
+// filter. The launcher puts a line "#define FILTER_VALUES w0, w1, ..." in
+// front of this source, and the weights become a program-scope __constant
+// array. Where the loops are unrolled, every index into it is a compile-time
+// constant, so the compiler can fold each weight into its multiply-add as an
+// operand instead of loading it. The price is a build for every filter.
+// And -D FLAT_COPY shares the tile's copy out evenly (at the copy, below).
+//
 // The host padded the input by the filter's reach, so the work-item at
 // (x, y) correlates the F x F window whose top-left corner is input (x, y)
 // and needs no border logic at all.
+
+#ifdef WEIGHTS_INLINE
+__constant float inline_weights[FILTER_WIDTH * FILTER_WIDTH] = {FILTER_VALUES};
+#endif
 
 __kernel void convolve(__global const float* input,   // padded, in_pitch floats per row
                        __constant float* filter,      // F x F, row-major
@@ -66,6 +78,8 @@ __kernel void convolve(__global const float* input,   // padded, in_pitch floats
     weights[i] = c < F ? filter[r * F + c] : 0.0f;
   }
 #define WEIGHT(r, c) weights[(r) * WEIGHTS_PITCH + (c)]
+#elif defined(WEIGHTS_INLINE)
+#define WEIGHT(r, c) inline_weights[(r) * F + (c)]
 #else
 #define WEIGHT(r, c) filter[(r) * F + (c)]
 #endif
@@ -74,6 +88,19 @@ __kernel void convolve(__global const float* input,   // padded, in_pitch floats
   // each work-item loads several float4s, striding by the work-group size.
   const int tile_x = get_group_id(0) * get_local_size(0) * BLOCK_X;
   const int tile_y = get_group_id(1) * get_local_size(1) * BLOCK_Y;
+#ifdef FLAT_COPY
+  // -D FLAT_COPY: the tile as one list of float4s dealt out to the
+  // work-items in turn, so that each copies the same number (give or take
+  // one) whatever the tile's width, unrolled by four so that four loads are
+  // in flight before their stores.
+  const int row4 = tile_width / 4;
+#pragma unroll 4
+  for (int k = ly * get_local_size(0) + lx; k < row4 * tile_height; k += get_local_size(0) * get_local_size(1)) {
+    const int ty = k / row4, tx = 4 * (k - ty * row4);
+    vstore4(*(__global const float4*)(input + (tile_y + ty) * in_pitch + (tile_x + tx)), 0,
+            tile + ty * tile_width + tx);
+  }
+#else
   for (int ty = ly; ty < tile_height; ty += get_local_size(1)) {
     for (int tx = 4 * lx; tx < tile_width; tx += 4 * get_local_size(0)) {
       const int i = (tile_y + ty) * in_pitch + (tile_x + tx);
@@ -89,6 +116,7 @@ __kernel void convolve(__global const float* input,   // padded, in_pitch floats
 #endif
     }
   }
+#endif
   // Every work-item of the group must arrive here before any reads the tile.
   barrier(CLK_LOCAL_MEM_FENCE);
 

@@ -2,6 +2,10 @@
 // outputs. The output buffer covers whole blocks (pitch a multiple of 4 and
 // of the group's width in outputs), so the kernel stores float4s unguarded;
 // the harness reads the image back with enqueueReadBufferRect.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
 #include "common/errors.hpp"
 #include "common/parse.hpp"
 #include "common/step.hpp"
@@ -12,13 +16,20 @@ namespace embedded {
 extern const char* const step6_multioutput_kernel;
 }
 
-bool step6_unroll_rows_by_default(const DeviceFacts& facts, int filter_width) {
-  return filter_width <= (facts.is_gpu ? 7 : 3);
+bool step6_unroll_rows_by_default(const DeviceFacts& facts, int filter_width, bool weights_inline) {
+  if (facts.is_gpu) return filter_width <= (weights_inline ? 15 : 7);
+  return filter_width <= 3;
 }
 
 bool step6_weights_local_by_default(const DeviceFacts& facts, int filter_width) {
   return facts.is_gpu && filter_width > 7;
 }
+
+bool step6_weights_inline_by_default(const DeviceFacts& facts, int filter_width) {
+  return facts.is_gpu && filter_width >= 7 && filter_width <= 15;
+}
+
+bool step6_flat_copy_by_default(const DeviceFacts& facts) { return facts.is_gpu; }
 
 bool step6_vector_block_by_default(const DeviceFacts& facts, int filter_width) {
   return !facts.is_gpu && filter_width > 3;
@@ -26,13 +37,52 @@ bool step6_vector_block_by_default(const DeviceFacts& facts, int filter_width) {
 
 std::vector<std::pair<int, int>> step6_blocks_by_default(const DeviceFacts& facts, int filter_width,
                                                          bool vectors) {
-  using Blocks = std::vector<std::pair<int, int>>;
-  if (vectors) return filter_width <= 7 ? Blocks{{16, 4}, {16, 2}, {8, 2}, {4, 1}} : Blocks{{8, 4}, {8, 2}, {4, 1}};
-  if (!facts.is_gpu) return {{4, 4}, {4, 2}, {4, 1}};
+  // The CPU's choices: the fastest blocks of bench/experiments.sh blocks on
+  // PoCL (docs/results/blocks-pocl.csv) at F = 3, 5, 7 (8x4), 15 (16x2), 31 (16x4).
+  if (vectors) {
+    if (filter_width <= 7) return {{8, 4}, {8, 2}, {4, 1}};
+    if (filter_width <= 15) return {{16, 2}, {8, 2}, {4, 1}};
+    return {{16, 4}, {8, 4}, {8, 2}, {4, 1}};
+  }
+  if (!facts.is_gpu) return {{8, 4}, {4, 4}, {4, 2}, {4, 1}};
   return {{4, 8}, {4, 4}, {4, 2}, {4, 1}};
 }
 
+std::pair<int, int> step6_block_that_fits(const DeviceFacts& facts, int F, bool vectors, bool weights_local,
+                                          int wg_x, int wg_y) {
+  const auto tuned = step6_blocks_by_default(facts, F, vectors);
+  const std::size_t weights = weights_local ? sizeof(float) * F * round_up(F, 4) : 0;
+  for (auto [bx, by] : tuned) {
+    const std::size_t tile = sizeof(float) * round_up(static_cast<std::size_t>(wg_x) * bx + F - 1, 4) *
+                                 (static_cast<std::size_t>(wg_y) * by + F - 1) +
+                             weights;
+    if (tile + 1024 <= facts.local_mem_bytes) return {bx, by};  // a KiB spare
+  }
+  return tuned.back();  // too large even so: prepare() reports the limit
+}
+
+std::map<std::string, std::string> step6_default_settings(const DeviceFacts& facts, int F, int wg_x, int wg_y) {
+  const bool vectors = step6_vector_block_by_default(facts, F);
+  const std::string weights = step6_weights_inline_by_default(facts, F)  ? "inline"
+                              : step6_weights_local_by_default(facts, F) ? "local"
+                                                                         : "constant";
+  const auto [bx, by] = step6_block_that_fits(facts, F, vectors, weights == "local", wg_x, wg_y);
+  const bool unroll = vectors ? F <= 7 : step6_unroll_rows_by_default(facts, F, weights == "inline");
+  return {{"block", std::to_string(bx) + "x" + std::to_string(by)},
+          {"copy", step6_flat_copy_by_default(facts) ? "flat" : "rows"},
+          {"unroll", unroll ? "on" : "off"},
+          {"weights", weights},
+          {"shape", vectors ? "vectors" : "rows"}};
+}
+
 namespace {
+
+// A BufferLaunch that says how long a kernel built for one filter took to build.
+struct MultiOutputLaunch : BufferLaunch {
+  using BufferLaunch::BufferLaunch;
+  std::string build_note;
+  std::string note() const override { return build_note; }
+};
 
 class MultiOutputStep : public Step {
  public:
@@ -54,15 +104,22 @@ class MultiOutputStep : public Step {
              {}},
             {"weights",
              "Where the loops read the weights: constant (memory), local (copied to local memory, "
-             "four per load), or auto (tuned per device type)",
+             "four per load), inline (compiled into a kernel built for this filter), or auto "
+             "(tuned per device type)",
              "auto",
-             {"auto", "constant", "local"},
+             {"auto", "constant", "local", "inline"},
              {}},
             {"shape",
              "rows (each tile row in registers, reused across the block) or vectors (each block "
              "row one floatN, N = block width 4, 8 or 16: the CPU's shape), or auto",
              "auto",
              {"auto", "rows", "vectors"},
+             {}},
+            {"copy",
+             "How the work-items share the tile copy: rows (each takes whole rows of float4s, as "
+             "in step 5), flat (the tile's float4s dealt out in turn, four loads in flight), or auto",
+             "auto",
+             {"auto", "rows", "flat"},
              {}}};
   }
   std::string embedded_source() const override { return embedded::step6_multioutput_kernel; }
@@ -86,18 +143,32 @@ class MultiOutputStep : public Step {
     layout.out_pitch = grid_w;
     layout.out_rows = grid_h;
 
-    auto launch = std::make_unique<BufferLaunch>(device, problem, layout);
+    auto launch = std::make_unique<MultiOutputLaunch>(device, problem, layout);
     std::string build_options = "-D FILTER_WIDTH=" + std::to_string(F) +
                                       " -D ALIGNED_PITCH -D BLOCK_X=" + std::to_string(bx) +
                                       " -D BLOCK_Y=" + std::to_string(by);
-    if (unroll_rows(device, options, F, vectors)) build_options += " -D UNROLL_ROWS";
-    if (weights_local(device, options, F)) build_options += " -D WEIGHTS_LOCAL";
+    const std::string weights = weights_place(device, options, F);
+    if (unroll_rows(device, options, F, vectors, weights == "inline")) build_options += " -D UNROLL_ROWS";
+    if (flat_copy(device, options)) build_options += " -D FLAT_COPY";
+    std::string kernel_source = source(options);
+    if (weights == "local") build_options += " -D WEIGHTS_LOCAL";
+    if (weights == "inline") {
+      build_options += " -D WEIGHTS_INLINE";
+      kernel_source = "#define FILTER_VALUES " + weight_literals(problem.filter) + "\n" + kernel_source;
+    }
     if (vectors) {
       if (bx != 4 && bx != 8 && bx != 16)
         throw UsageError("--shape vectors: the block width must be 4, 8 or 16, not " + std::to_string(bx));
       build_options += " -D VECTOR_BLOCK";
     }
-    cl::Program program = device.program(source(options), build_options, label(options));
+    const auto start = std::chrono::steady_clock::now();
+    cl::Program program = device.program(kernel_source, build_options, label(options));
+    const double build_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (weights == "inline") {
+      char text[96];
+      std::snprintf(text, sizeof text, "kernel built for this filter's weights in %.1f ms", build_ms);
+      launch->build_note = text;
+    }
     launch->kernel = make_kernel(program, "convolve", label(options));
     launch->set_standard_args(problem);
     launch->kernel.setArg(4, static_cast<int>(layout.out_pitch));
@@ -118,18 +189,42 @@ class MultiOutputStep : public Step {
   }
 
  private:
-  // --unroll, or the tuned default (the vector shape's loop is unrolled for F <= 7).
-  bool unroll_rows(DeviceContext& device, const RunOptions& options, int F, bool vectors) const {
+  // --unroll, or the tuned default (the vector shape's loop is unrolled for
+  // F <= 7; on a GPU, the rows up to F = 15 when the weights are inline).
+  bool unroll_rows(DeviceContext& device, const RunOptions& options, int F, bool vectors,
+                   bool weights_inline) const {
     const std::string text = setting(options, "unroll");
     if (text != "auto") return text == "on";
-    return vectors ? F <= 7 : step6_unroll_rows_by_default(device.facts(), F);
+    return vectors ? F <= 7 : step6_unroll_rows_by_default(device.facts(), F, weights_inline);
   }
 
-  // --weights, or the tuned default.
-  bool weights_local(DeviceContext& device, const RunOptions& options, int F) const {
+  // --copy, or the tuned default.
+  bool flat_copy(DeviceContext& device, const RunOptions& options) const {
+    const std::string text = setting(options, "copy");
+    if (text != "auto") return text == "flat";
+    return step6_flat_copy_by_default(device.facts());
+  }
+
+  // --weights, or the tuned default: "constant", "local" or "inline".
+  std::string weights_place(DeviceContext& device, const RunOptions& options, int F) const {
     const std::string text = setting(options, "weights");
-    if (text != "auto") return text == "local";
-    return step6_weights_local_by_default(device.facts(), F);
+    if (text != "auto") return text;
+    if (step6_weights_inline_by_default(device.facts(), F)) return "inline";
+    return step6_weights_local_by_default(device.facts(), F) ? "local" : "constant";
+  }
+
+  // The filter's weights as C float literals, "w0, w1, ...", each printed
+  // with nine significant digits so that it reads back as the same float.
+  static std::string weight_literals(const Filter& filter) {
+    std::string text;
+    for (float w : filter.weights) {
+      if (!std::isfinite(w)) throw UsageError("--weights inline: the filter has a weight that is not finite");
+      char literal[32];
+      std::snprintf(literal, sizeof literal, "%.8ef", static_cast<double>(w));
+      if (!text.empty()) text += ", ";
+      text += literal;
+    }
+    return text;
   }
 
   // --shape, or the tuned default.
@@ -150,16 +245,8 @@ class MultiOutputStep : public Step {
         throw UsageError("--block: the width must be a multiple of 4, not " + std::to_string(bx));
       return {bx, by};
     }
-    using Blocks = std::vector<std::pair<int, int>>;
-    const Blocks tuned = step6_blocks_by_default(device.facts(), F, vectors);
-    const std::size_t weights = weights_local(device, options, F) ? sizeof(float) * F * round_up(F, 4) : 0;
-    for (auto [bx, by] : tuned) {
-      const std::size_t tile = sizeof(float) * round_up(options.wg_x * bx + F - 1, 4) *
-                                   (static_cast<std::size_t>(options.wg_y) * by + F - 1) +
-                               weights;
-      if (tile + 1024 <= device.facts().local_mem_bytes) return {bx, by};  // a KiB spare
-    }
-    return tuned.back();  // too large even so: prepare() reports the limit
+    return step6_block_that_fits(device.facts(), F, vectors, weights_place(device, options, F) == "local",
+                                 options.wg_x, options.wg_y);
   }
 };
 

@@ -14,6 +14,7 @@
 #include "common/reference.hpp"
 #include "common/step.hpp"
 #include "step6-multioutput/extras.hpp"
+#include "step6-multioutput/tuning.hpp"
 #include "tests/process.hpp"
 #include "tests/support.hpp"
 
@@ -179,4 +180,35 @@ TEST_CASE("step6: the default configuration at its own work-group matches the re
       INFO(cmp.describe());
       CHECK(cmp.passed());
     }
+}
+
+// The tuned defaults differ by device type; each type's choices at every
+// width (block, unroll, weights, shape, work-group) run here as explicit
+// settings, so a GPU's configurations are checked on any device too.
+TEST_CASE("step6: the configurations the defaults pick on a CPU and on a GPU match the reference",
+          "[step6-defaults]") {
+  auto& device = test::device();
+  std::mt19937 rng(test::run_seed() + 2);
+  auto step = make_step6_multioutput();
+  for (bool gpu : {false, true}) {
+    DeviceFacts facts = device.facts();
+    facts.is_gpu = gpu;
+    if (gpu) facts.local_mem_bytes = 48 * 1024;  // what OpenCL offers on NVIDIA's GPUs
+    for (int width : {1, 2, 3, 4, 5, 7, 8, 9, 13, 15, 16, 17, 31}) {
+      const Filter filter = test::random_filter(width, rng);
+      const Problem problem = make_problem(test::random_image(131, 67, rng), filter, Border::clamp);
+      RunOptions options;
+      std::tie(options.wg_x, options.wg_y) = step->default_work_group(facts, width);
+      options.settings = step6_default_settings(facts, width, options.wg_x, options.wg_y);
+      std::string described;
+      for (const auto& [name, value] : options.settings) described += " " + name + "=" + value;
+      INFO((gpu ? "a GPU's" : "a CPU's") << " defaults at F = " << width << ":" << described << ", wg "
+                                         << options.wg_x << "x" << options.wg_y << "; " << test::seed_note());
+      const RunResult result = run_step(*step, device, problem, options, 0);
+      const Comparison cmp =
+          compare_with_reference(result.output, reference_correlate(problem.padded, filter), width);
+      INFO(cmp.describe());
+      CHECK(cmp.passed());
+    }
+  }
 }

@@ -1,7 +1,8 @@
 # Step 6's tables and figure (docs/step6-multioutput.md), from the CSVs of
 # bench/experiments.sh blocks|tuning|unroll|perf|bank|volume TAG,
 # bench/torch_conv2d.py (torch-TAG), bench/cupy_correlate.py (cupy-TAG) and
-# build/bin/kernel-info (kernel-info-TAG.txt, ptx-mix-TAG.txt).
+# build/bin/kernel-info (kernel-info-TAG.txt, ptx-mix-TAG.txt, sass-mix-TAG.txt),
+# bench/experiments.sh inline and bench/device-run.sh part buildtime.
 import os
 import re
 
@@ -12,6 +13,7 @@ WIDTHS = ["3", "5", "7", "15", "31"]
 # about 90 % of the copy floor where the copy bandwidth binds, at least 70 %
 # of the FMA rate where the arithmetic does; both measured in the same run.
 GOAL_COPY, GOAL_FMA = 90.0, 70.0
+SMEM_PER_SM = 228 * 1024  # shared memory an H100/H200 SM gives its resident groups
 PEERS = {"h200": [("torch-h200", "torch"), ("cupy-h200", "cupy")], "h100": [("torch-h100", "torch")]}
 
 
@@ -170,7 +172,7 @@ def tuning(tag):
                      if int(w) > 7 else "-",
                      cell(best(filter_width=w, variant=lambda v: "unroll=on" in v), True) if int(w) > 7 else "-",
                      cell(best(filter_width=w, variant=lambda v: "shape=vectors" in v), True)])
-    return table(["filter", "fastest of the search", "the default (4x8, wg 32x4)", "fastest with wg 16x16",
+    return table(["filter", "fastest of the search", "4x8, wg 32x4 (the search's default)", "fastest with wg 16x16",
                   "weights in constant memory (loop kept)", "rows unrolled", "vector shape"], body) + caption(
         rows, "bench/experiments.sh tuning " + tag) + (
         "\nMedian ms over {} launches at {}x{}, box filters. Searched: blocks 4x4 to 16x4 and "
@@ -216,50 +218,124 @@ def volume(tag):
             int(rows[0]["width"]) + 6, rows[0]["width"], rows[0]["height"], depth, rows[0]["reps"]))
 
 
+def _kernel_label(name):
+    """"F15-weights_local-unroll_off" -> "F = 15, weights local, tile-row loop kept"."""
+    parts = name.split("-")
+    label = parts[0].replace("F", "F = ", 1)
+    if len(parts) == 1:
+        return label + ", default"
+    words = {"weights_local": "weights in local memory", "weights_constant": "weights in constant memory",
+             "weights_inline": "weights inline", "unroll_on": "rows unrolled", "unroll_off": "loop kept",
+             "copy_rows": "rows copy", "copy_flat": "flat copy"}
+    return label + ", " + ", ".join(words.get(p, p.replace("_", " ")) for p in parts[1:])
+
+
+def _mix_lines(path):
+    with open(path) as f:
+        return [line.split() for line in f if line.strip() and not line.startswith("#")]
+
+
 def ptx_mix(tag):
-    """Instructions in the PTX of step 6's default kernels (and the weights-in-constant ones)."""
-    body = []
-    with open(os.path.join(RESULTS, "ptx-mix-%s.txt" % tag)) as f:
-        for line in f:
-            if line.startswith("#") or not line.strip():
-                continue
-            parts = line.split()
-            name = parts[0].replace("F", "F = ", 1).replace("-weights_constant", ", weights in constant memory")
-            if "constant" not in name:
-                name += ", default" + (" (weights in local memory)" if int(parts[0][1:].split("-")[0]) > 7 else "")
-            body.append([name] + parts[1:5])
-    return table(["kernel", "fma.rn.f32", "ld.const", "ld.shared.f32", "ld.shared.v4.f32"], body) + (
+    """Instructions in the PTX of step 6's default kernels and of the alternatives."""
+    body = [[_kernel_label(p[0])] + p[1:5] + [p[6] if len(p) > 6 else "-"]
+            for p in _mix_lines(os.path.join(RESULTS, "ptx-mix-%s.txt" % tag))]
+    return table(["kernel", "fma.rn.f32", "ld.const", "ld.shared.f32", "ld.shared.v4.f32", "registers"], body) + (
         "\n*Counted in the PTX the driver returns as the program binary (`build/bin/kernel-info --step 6 "
-        "--filter box:F --dir DIR`, then `grep -c`; `bench/device-run.sh` part `ptxmix`), saved in "
-        "`docs/results/ptx-mix-{}.txt`. A static count: for F = 15 and 31 the loop over tile rows "
-        "stays a loop, and these are the instructions of its body, one tile row.*\n".format(tag))
+        "--filter random:F --dir DIR`, then `grep -c`; `bench/device-run.sh` part `ptxmix`), saved in "
+        "`docs/results/ptx-mix-{}.txt`; registers from the driver's build log. A static count: where the "
+        "loop over tile rows stays a loop, these are the instructions of its body, one tile row.*\n".format(tag))
+
+
+def sass_mix(tag):
+    """Instructions in the machine code ptxas makes of the same PTX."""
+    path = os.path.join(RESULTS, "sass-mix-%s.txt" % tag)
+    with open(path) as f:
+        arch = re.search(r"-arch=(sm_\d+)", f.read())
+    body = [[_kernel_label(p[0])] + p[1:7] for p in _mix_lines(path)]
+    return table(["kernel", "FFMA", "FFMA with a constant-bank operand", "FFMA with an immediate weight", "LDS",
+                  "LDC", "instructions"], body) + (
+        "\n*The same PTX through `ptxas -arch={}` and `cuobjdump -sass` on the GPU machine "
+        "(`bench/device-run.sh` part `ptxmix`), saved in `docs/results/sass-mix-{}.txt`; a static count "
+        "of the whole kernel.*\n".format(arch.group(1) if arch else "sm_90", tag))
+
+
+def inline(tag):
+    """Where the weights are read from, and how the tile is copied, per width; the build beside it."""
+    rows = load("inline-" + tag)
+    builds = {}
+    path = os.path.join(RESULTS, "buildtime-%s.txt" % tag)
+    if os.path.exists(path):
+        width = None
+        for line in open(path):
+            m = re.match(r"== F = (\d+), (.*), random filter", line)
+            if m:
+                width = m.group(1) if "unroll" not in m.group(2) else None
+            m = re.search(r"built for this filter's weights in ([\d.]+) ms", line)
+            if m and width:
+                builds[width] = m.group(1)
+    body = []
+    for w in WIDTHS:
+        line = ["F = " + w]
+        for weights in ("constant", "local", "inline"):
+            for copy in ("rows", "flat"):
+                r = pick(rows, filter_width=w, wg="32x4", variant="default weights={} copy={}".format(weights, copy))
+                line.append("{} ({} %)".format(fmt(r["median_ms"]), fmt(r["pct_limit"])) if r else "-")
+        line.append(fmt(builds[w], 0) if w in builds else "-")
+        body.append(line)
+    return table(["filter", "constant, rows copy", "constant, flat copy", "local, rows copy", "local, flat copy",
+                  "inline, rows copy", "inline, flat copy", "inline: build ms"], body) + caption(
+        rows, "bench/experiments.sh inline " + tag) + (
+        "\nMedian ms (and % of the binding limit) over {} launches at {}x{}, random filters, work-group 32x4, "
+        "each with the default block (4x8) and the default tile-row loop for its weights (unrolled up to "
+        "F = 7, and up to F = 15 with the weights inline). Build: the program built for one random "
+        "filter with the weights inline, driver's disk cache off (`bench/device-run.sh` part `buildtime`, "
+        "`docs/results/buildtime-{}.txt`).\n".format(rows[0]["reps"], rows[0]["width"], rows[0]["height"], tag))
 
 
 def kernel_info(tag):
+    """Registers and spills from the compiler's log, and what they and the tile leave room for on one SM."""
+    import occupancy
     path = os.path.join(RESULTS, "kernel-info-%s.txt" % tag)
     with open(path) as f:
         text = f.read()
+    wg_x, wg_y = 32, 4  # the GPU's default work-group
     body = []
-    for block in text.split("== ")[1:]:
+    for block in text.split("\n== ")[1:]:
         head = block.splitlines()[0]
         opts = re.search(r"\[(.*)\]", head).group(1)
-        width = re.search(r"FILTER_WIDTH=(\d+)", opts).group(1)
-        blk = "{}x{}".format(re.search(r"BLOCK_X=(\d+)", opts).group(1), re.search(r"BLOCK_Y=(\d+)", opts).group(1))
+        width = int(re.search(r"FILTER_WIDTH=(\d+)", opts).group(1))
+        bx, by = int(re.search(r"BLOCK_X=(\d+)", opts).group(1)), int(re.search(r"BLOCK_Y=(\d+)", opts).group(1))
         regs = re.search(r"Used (\d+) registers", block)
         spill = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", block)
-        body.append(["F = " + width, blk, "yes" if "UNROLL_ROWS" in opts else "no",
-                     "local" if "WEIGHTS_LOCAL" in opts else "constant",
-                     regs.group(1) if regs else "-",
-                     "{} / {}".format(spill.group(1), spill.group(2)) if spill else "-"])
-    return table(["filter", "block", "rows unrolled", "weights", "registers", "spill stores / loads (bytes)"],
-                 body) + (
+        tile = 4 * (-(-(wg_x * bx + width - 1) // 4) * 4) * (wg_y * by + width - 1)
+        if "WEIGHTS_LOCAL" in opts:
+            tile += 4 * width * (-(-width // 4) * 4)
+        line = ["F = {}".format(width), "{}x{}".format(bx, by), "yes" if "UNROLL_ROWS" in opts else "no",
+                "local" if "WEIGHTS_LOCAL" in opts else "inline" if "WEIGHTS_INLINE" in opts else "constant",
+                "flat" if "FLAT_COPY" in opts else "rows", regs.group(1) if regs else "-",
+                "{} / {}".format(spill.group(1), spill.group(2)) if spill else "-", "{:.1f}".format(tile / 1024)]
+        if regs:
+            by_regs, _ = occupancy.resident(int(regs.group(1)), wg_x * wg_y, 65536, 64, 32)
+            by_smem = SMEM_PER_SM // (tile + 1024)  # 1 KiB of each group's shared memory is the driver's
+            groups = min(by_regs, by_smem)
+            line += [str(by_regs), str(by_smem), "{:.0f} %".format(100.0 * groups * wg_x * wg_y / 2048)]
+        else:
+            line += ["-", "-", "-"]
+        body.append(line)
+    return table(["filter", "block", "rows unrolled", "weights", "tile copy", "registers",
+                  "spill stores / loads (bytes)", "tile KiB", "groups/SM by registers",
+                  "groups/SM by local memory", "occupancy"], body) + (
         "\n*From the compiler's log (`-cl-nv-verbose`); `build/bin/kernel-info --step 6 --filter box:F`, "
-        "saved in `docs/results/kernel-info-{}.txt`.*\n".format(tag))
+        "saved in `docs/results/kernel-info-{}.txt`. Groups per SM for the default work-group (32x4): by "
+        "registers as `bench/occupancy.py --wg 128` counts them (65536 registers, 64 warps), by local "
+        "memory as 228 KiB over the tile plus 1 KiB a group; occupancy: the smaller of the two, in "
+        "work-items over the SM's 2048.*\n".format(tag))
 
 
 GENERATORS = {"step6-blocks": blocks, "step6-tuning": tuning, "step6-unroll": unroll, "step6-perf": perf,
               "step6-bank": bank, "step6-volume": volume, "step6-kernel-info": kernel_info,
-              "step6-ptx-mix": ptx_mix, "step6-vs-opencv": vs_opencv}
+              "step6-ptx-mix": ptx_mix, "step6-vs-opencv": vs_opencv,
+              "step6-sass-mix": sass_mix, "step6-inline": inline}
 
 
 def figures(plt):

@@ -51,9 +51,21 @@
 // -D VECTOR_BLOCK makes each row of the block one floatN vector (N =
 // BLOCK_X), the shape a CPU's SIMD units want.
 //
+// A third place for the weights: -D WEIGHTS_INLINE builds the kernel for one
+// filter. The launcher puts a line "#define FILTER_VALUES w0, w1, ..." in
+// front of this source, and the weights become a program-scope __constant
+// array. Where the loops are unrolled, every index into it is a compile-time
+// constant, so the compiler can fold each weight into its multiply-add as an
+// operand instead of loading it. The price is a build for every filter.
+// And -D FLAT_COPY shares the tile's copy out evenly (at the copy, below).
+//
 // The host padded the input by the filter's reach, so the work-item at
 // (x, y) correlates the F x F window whose top-left corner is input (x, y)
 // and needs no border logic at all.
+
+#ifdef WEIGHTS_INLINE
+__constant float inline_weights[FILTER_WIDTH * FILTER_WIDTH] = {FILTER_VALUES};
+#endif
 
 __kernel void convolve(__global const float* input,   // padded, in_pitch floats per row
                        __constant float* filter,      // F x F, row-major
