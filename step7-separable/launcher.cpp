@@ -125,7 +125,11 @@ class SeparableStep : public Step {
     auto launch = std::make_unique<SeparableLaunch>(device, problem, layout, std::move(terms));
     const SeparableFilter& s = launch->terms;
     launch->wg = std::to_string(options.wg_x) + "x" + std::to_string(options.wg_y);
+    // The work-group's shape is compiled in, so each work-item's tile loads
+    // are a fixed number it can issue at once (convolve.cl).
     const std::string common = " -D ALIGNED_PITCH -D FILTER_WIDTH=" + std::to_string(F) +
+                               " -D WG_X=" + std::to_string(options.wg_x) +
+                               " -D WG_Y=" + std::to_string(options.wg_y) +
                                (unroll_rows(device, options, is_fused) ? " -D UNROLL_ROWS" : "");
     auto blocks_of = [&](Shape2 bb) {
       return common + " -D BLOCK_X=" + std::to_string(bb.x) + " -D BLOCK_Y=" + std::to_string(bb.y);
