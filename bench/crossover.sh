@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The crossover experiment (docs/step7-separable.md, docs/step8-fft.md,
 # docs/results.md): time against filter width for step 6 (direct sum),
-# step 7 (rank 1: box; full rank: random) in both variants and step 8 (FFT)
+# step 7 (rank 1: box; full rank: random) in both variants and step 8 (FFT,
+# the product apart and inside VkFFT's transform)
 # on one device. Results are not checked against the serial reference here
 # (--no-check: at 8192x8192 and F = 63 it would take the host an hour); the
 # conformance suite checks the same kernels.
@@ -21,10 +22,12 @@ full_widths="${CROSSOVER_FULL_RANK_WIDTHS:-$widths}"  # step 7 with full-rank fi
 reps="${CROSSOVER_REPS:-10}"
 list() { local kind=$1 f s=""; for f in ${2:-$widths}; do s+="${s:+,}$kind:$f"; done; echo "$s"; }
 tmp="$out/.crossover-$tag"
-build/bin/sweep --steps 6,8 --images "$image" --filters "$(list random)" --reps "$reps" \
+build/bin/sweep --steps 6 --images "$image" --filters "$(list random)" --reps "$reps" \
   --no-check --output "$tmp-direct.csv" "$@"
+build/bin/sweep --steps 8 --images "$image" --filters "$(list random)" --reps "$reps" \
+  --set product=separate,fused --no-check --output "$tmp-fft.csv" "$@"
 build/bin/sweep --steps 7 --variants all --images "$image" --filters "$(list box),$(list random "$full_widths")" \
   --reps "$reps" --no-check --output "$tmp-separable.csv" "$@"
-{ cat "$tmp-direct.csv"; tail -n +2 "$tmp-separable.csv"; } > "$out/crossover-$tag.csv"
-rm -f "$tmp-direct.csv" "$tmp-separable.csv"
+{ cat "$tmp-direct.csv"; tail -n +2 "$tmp-fft.csv"; tail -n +2 "$tmp-separable.csv"; } > "$out/crossover-$tag.csv"
+rm -f "$tmp-direct.csv" "$tmp-fft.csv" "$tmp-separable.csv"
 echo "crossover: wrote $out/crossover-$tag.csv" >&2
