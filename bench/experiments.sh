@@ -112,7 +112,7 @@ case "$name" in
              --filters box:3,box:15,box:31 --wgs 16x16,32x8 --set block=4x2,4x4,8x2,8x4 \
              --set unroll=on,off --reps "${BLOCKS_REPS:-10}" --no-check --output "$out" "$@" ;;
   separable-blocks) exec "$sweep" --steps 7 --variants passes --images "${BLOCKS_IMAGE:-8192x8192}" \
-             --filters box:3,box:15,box:31,box:63 --wgs 16x16,32x8 --set block=4x4,4x8,8x4 \
+             --filters box:3,box:15,box:31,box:63 --wgs 16x16,32x8,32x4 --set block=4x4,4x8 \
              --set column-block=4x4,4x8,4x16 --reps "${BLOCKS_REPS:-10}" --no-check --output "$out" "$@" ;;
   fft-product) exec "$sweep" --steps 8 --images "${BLOCKS_IMAGE:-8192x8192}" \
              --filters random:3,random:31,random:63 --set product=separate,fused --set size=smooth,pow2 \
