@@ -32,7 +32,7 @@ for part in $parts; do
               --wgs auto --no-check --output "$tmp-direct.csv" "$@" ;;
     fft) build/bin/sweep --steps 8 --images "$image" --filters "$(list random)" --reps "$reps" \
            --wgs auto --set product=separate,fused --no-check --output "$tmp-fft.csv" "$@" ;;
-    separable) build/bin/sweep --steps 7 --variants all --images "$image" \
+    separable) build/bin/sweep --steps 7 --variants passes,fused --images "$image" \
                  --filters "$(list box),$(list random "$full_widths")" --reps "$reps" --wgs auto \
                  --no-check --output "$tmp-separable.csv" "$@" ;;
     *) echo "crossover.sh: unknown part '$part'" >&2; exit 2 ;;
