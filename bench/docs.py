@@ -205,6 +205,7 @@ def rows_matching(csv_name, spec):
     rows = load(csv_name)
     step, _, cond = spec.partition("@")
     step, _, variant = step.partition("/")
+    variant = variant.replace("+", " ")  # "default+product=fused": a variant with settings
     match = {"step": step}
     if variant:
         match["variant"] = variant

@@ -91,9 +91,9 @@ class SeparableStep : public Step {
   std::vector<StepSetting> settings() const override {
     return {{"block", "Outputs per work-item WxH, W a multiple of 4, of the row pass and the fused "
                       "kernel (default: the first of 4x8 (a GPU's row pass only), 4x4, 4x2, 4x1 whose tiles fit local memory)",
-             "auto", {}, {"8x1"}},
+             "auto", {}, {"8x1", "4x8"}},
             {"column-block", "The column pass's outputs per work-item WxH (variant passes; default: "
-                             "the first of 4x16, 4x8 (on a GPU only), 4x4, 4x2, 4x1 that fits local memory)", "auto", {}, {"4x8"}},
+                             "the first of 4x16, 4x8 (on a GPU only), 4x4, 4x2, 4x1 that fits local memory)", "auto", {}, {"4x8", "4x16"}},
             {"unroll", "Unroll the loop over tile rows (each pass's code grows with F only): on, off, "
                        "or auto (tuned per device type)",
              // No choices listed, so the suites do not run each one: on a CPU, auto
