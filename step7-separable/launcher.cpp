@@ -251,7 +251,7 @@ class SeparableStep : public Step {
   // is the larger cost; a full-rank filter (k column passes re-reading the
   // output) keeps it longer. The widths: the crossover (bench/crossover.sh).
   static bool fused_wins(DeviceContext& device, int F, int rank) {
-    if (device.facts().is_gpu) return rank == 1 ? F <= 5 : F <= 15;
+    if (device.facts().is_gpu) return rank == 1 ? F <= 3 : F <= 11;
     return rank == 1 ? F <= 3 : F <= 7;
   }
 
