@@ -69,7 +69,7 @@ def crossover(tag):
     over = [w for w in widths if w in direct and any(w in f and f[w] < direct[w] for f in ffts)]
     text = table(["median ms, F ="] + [str(w) for w in widths], body)
     text += ("\n{} ({}, driver {}, {}), {}x{} image, zero border, median of {} launches; "
-             "'-': not run (the fused kernel's tile does not fit local memory). "
+             "'-': not run (the kernel's tile does not fit local memory at the step's default work-group). "
              "Step 8 first beats step 6 at F = {}.\n").format(
         r0["device"], tag, r0["driver"], r0["date"], r0["width"], r0["height"], r0["reps"],
         over[0] if over else "(never, in this range)")
