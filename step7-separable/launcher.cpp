@@ -159,6 +159,9 @@ class SeparableStep : public Step {
       launch->row_filters.emplace_back(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                                        weights.size() * sizeof(float), weights.data());
       cl::Program program = device.program(source(options), "-D TAPS_X=1 -D TAPS_Y=1" + blocks, label(options));
+      // Every step's kernel file holds `convolve` with its arguments; checked
+      // here too, so a --kernel file is refused alike whichever variant runs.
+      make_kernel(program, "convolve", label(options)).setArg(10, 0);
       launch->fused = std::make_unique<Pass>(Pass{make_kernel(program, "convolve_fused", label(options)), global, local});
       cl::Kernel& k = launch->fused->kernel;
       check_work_group(device, k, options.wg_x, options.wg_y);
