@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The crossover experiment (docs/step7-separable.md, docs/step8-fft.md,
 # docs/results.md): time against filter width for step 6 (direct sum),
-# step 7 (rank 1: box; full rank: random) in both variants and step 8 (FFT)
+# step 7 (rank 1: box; full rank: random) in both variants and step 8 (FFT,
+# the product apart and inside VkFFT's transform)
 # on one device. Results are not checked against the serial reference here
 # (--no-check: at 8192x8192 and F = 63 it would take the host an hour); the
 # conformance suite checks the same kernels.
@@ -9,7 +10,8 @@
 #   bench/crossover.sh h200 8192x8192 --platform NVIDIA
 #   CROSSOVER_WIDTHS="3 7 15 31 63" CROSSOVER_FULL_RANK_WIDTHS="3 7 15 31" \
 #     CROSSOVER_REPS=3 bench/crossover.sh pocl 2048x2048
-# Writes docs/results/crossover-TAG.csv (or $RESULTS/crossover-TAG.csv).
+# Writes docs/results/crossover-TAG.csv (or $RESULTS/crossover-TAG.csv);
+# CROSSOVER_KEEP=1 keeps the parts' CSVs (.crossover-TAG-PART.csv) beside it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tag="${1:?usage: bench/crossover.sh TAG IMAGE [device options]}"
@@ -21,10 +23,25 @@ full_widths="${CROSSOVER_FULL_RANK_WIDTHS:-$widths}"  # step 7 with full-rank fi
 reps="${CROSSOVER_REPS:-10}"
 list() { local kind=$1 f s=""; for f in ${2:-$widths}; do s+="${s:+,}$kind:$f"; done; echo "$s"; }
 tmp="$out/.crossover-$tag"
-build/bin/sweep --steps 6,8 --images "$image" --filters "$(list random)" --reps "$reps" \
-  --no-check --output "$tmp-direct.csv" "$@"
-build/bin/sweep --steps 7 --variants all --images "$image" --filters "$(list box),$(list random "$full_widths")" \
-  --reps "$reps" --no-check --output "$tmp-separable.csv" "$@"
-{ cat "$tmp-direct.csv"; tail -n +2 "$tmp-separable.csv"; } > "$out/crossover-$tag.csv"
-rm -f "$tmp-direct.csv" "$tmp-separable.csv"
+# CROSSOVER_PARTS runs some of the three (with CROSSOVER_KEEP=1 the parts of an
+# earlier run are merged too); every step runs its default work-group (--wgs auto).
+parts="${CROSSOVER_PARTS:-direct fft separable}"
+for part in $parts; do
+  case "$part" in
+    direct) build/bin/sweep --steps 6 --images "$image" --filters "$(list random)" --reps "$reps" \
+              --wgs auto --no-check --output "$tmp-direct.csv" "$@" ;;
+    fft) build/bin/sweep --steps 8 --images "$image" --filters "$(list random)" --reps "$reps" \
+           --wgs auto --set product=separate,fused --no-check --output "$tmp-fft.csv" "$@" ;;
+    separable) build/bin/sweep --steps 7 --variants passes,fused --images "$image" \
+                 --filters "$(list box),$(list random "$full_widths")" --reps "$reps" --wgs auto \
+                 --no-check --output "$tmp-separable.csv" "$@" ;;
+    *) echo "crossover.sh: unknown part '$part'" >&2; exit 2 ;;
+  esac
+done
+first=1
+for part in direct fft separable; do
+  [ -f "$tmp-$part.csv" ] || continue
+  if [ $first = 1 ]; then cat "$tmp-$part.csv"; first=0; else tail -n +2 "$tmp-$part.csv"; fi
+done > "$out/crossover-$tag.csv"
+[ -n "${CROSSOVER_KEEP:-}" ] || rm -f "$tmp-direct.csv" "$tmp-fft.csv" "$tmp-separable.csv"
 echo "crossover: wrote $out/crossover-$tag.csv" >&2

@@ -22,7 +22,8 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 EXERCISES = ROOT / "docs" / "exercises"
-KERNEL = re.compile(r"^__kernel\s+void\s+(\w+)\s*\(")
+# "__kernel void name(", or "__kernel __attribute__((...))" with "void name(" on the next line.
+KERNEL = re.compile(r"^__kernel\b(?:\s+__attribute__\(\(.*?\)\))?\s+void\s+(\w+)\s*\(", re.S)
 
 
 def read_todo(path):
@@ -47,7 +48,7 @@ def skeleton(kernel_path, todo_path):
     lines = kernel_path.read_text().splitlines(keepends=True)
     out, seen, i = list(header), [], 0
     while i < len(lines):
-        m = KERNEL.match(lines[i])
+        m = KERNEL.match("".join(lines[i:i + 2])) if lines[i].startswith("__kernel") else None
         if not m:
             out.append(lines[i])
             i += 1

@@ -44,6 +44,8 @@
 #            $BLOCKS_IMAGE (default 8192x8192); separable-blocks: the row
 #            pass's and the column pass's blocks apart: the sweeps behind
 #            its defaults
+#   fft-product  step 8's spectra product apart or inside VkFFT's
+#            convolution mode, smooth and power-of-two sizes, F = 3, 31, 63
 # bank and volume run their own executables (build/bin/step6-bank,
 # build/bin/step6-volume); extra options go to them.
 set -euo pipefail
@@ -136,10 +138,13 @@ case "$name" in
   perf)    exec "$sweep" --steps 1,2,3,4,5,6 --variants default,fixed --images "${PERF_IMAGE:-8192x8192}" --wgs auto \
              --filters box:3,box:5,box:7,box:15,box:31 --reps 20 --no-check --output "$out" "$@" ;;
   separable) exec "$sweep" --steps 7 --variants all --images "${BLOCKS_IMAGE:-8192x8192}" \
-             --filters box:3,box:15,box:31 --wgs 16x16,32x8 --set block=4x2,4x4,4x8,8x2,8x4,16x1 \
+             --filters box:3,box:15,box:31 --wgs 16x16,32x8 --set block=4x2,4x4,8x2,8x4 \
              --set unroll=on,off --reps "${BLOCKS_REPS:-10}" --no-check --output "$out" "$@" ;;
   separable-blocks) exec "$sweep" --steps 7 --variants passes --images "${BLOCKS_IMAGE:-8192x8192}" \
-             --filters box:3,box:15,box:31,box:63 --wgs 16x16,32x8 --set block=4x4,4x8,8x2,16x1 \
+             --filters box:3,box:15,box:31,box:63 --wgs 16x16,32x8,32x4 --set block=4x4,4x8 \
              --set column-block=4x4,4x8,4x16 --reps "${BLOCKS_REPS:-10}" --no-check --output "$out" "$@" ;;
+  fft-product) exec "$sweep" --steps 8 --images "${BLOCKS_IMAGE:-8192x8192}" \
+             --filters random:3,random:31,random:63 --set product=separate,fused --set size=smooth,pow2 \
+             --reps "${BLOCKS_REPS:-10}" --no-check --output "$out" "$@" ;;
   *) echo "experiments.sh: unknown experiment '$name'" >&2; exit 2 ;;
 esac

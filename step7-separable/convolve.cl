@@ -45,11 +45,27 @@
 // weight index becomes a constant. convolve_fused does both passes in one
 // kernel through __local memory instead (the lesson measures which wins).
 //
+// A pass does 2F multiply-adds per output, not F * F, so the tile copy is
+// no longer hidden behind arithmetic: at small F a pass is a copy, and its
+// speed is how many bytes are in flight. The work-group's shape (WG_X x
+// WG_Y) is therefore a compile-time constant too: each work-item issues all
+// of its tile loads (TILE_LOADS float4s, numbered along the tile's rows so
+// that neighbours read neighbouring bytes) into registers first, and only
+// then stores them to __local memory, instead of one load, wait, store at a
+// time.
+//
 // The host padded the input by the filter's reach, so the work-item at
 // (x, y) correlates the F x F window whose top-left corner is input (x, y)
 // and needs no border logic at all.
 
-__kernel void convolve(__global const float* input,   // padded, in_pitch floats per row
+#define GROUP_SIZE (WG_X * WG_Y)
+// The tile of `convolve`: the group's outputs plus TAPS - 1 in each direction.
+#define TILE_WIDTH ((WG_X * BLOCK_X + TAPS_X - 1 + 3) / 4 * 4)
+#define TILE_HEIGHT (WG_Y * BLOCK_Y + TAPS_Y - 1)
+#define TILE_LOADS ((TILE_WIDTH / 4 * TILE_HEIGHT + GROUP_SIZE - 1) / GROUP_SIZE)
+
+__kernel __attribute__((reqd_work_group_size(WG_X, WG_Y, 1)))
+void convolve(__global const float* input,   // padded, in_pitch floats per row
                        __constant float* filter,      // F x F, row-major
                        __global float* output,        // out_width x out_height
                        const int in_pitch,
@@ -63,24 +79,23 @@ __kernel void convolve(__global const float* input,   // padded, in_pitch floats
   const int lx = get_local_id(0);
   const int ly = get_local_id(1);
 
-  // Copy the tile and its halo. The tile is larger than the work-group, so
-  // each work-item loads several float4s, striding by the work-group size.
-  const int tile_x = get_group_id(0) * get_local_size(0) * BLOCK_X;
-  const int tile_y = get_group_id(1) * get_local_size(1) * BLOCK_Y;
-  for (int ty = ly; ty < tile_height; ty += get_local_size(1)) {
-    for (int tx = 4 * lx; tx < tile_width; tx += 4 * get_local_size(0)) {
-      const int i = (tile_y + ty) * in_pitch + (tile_x + tx);
-#if defined(SCALAR_LOADS)
-      tile[ty * tile_width + tx] = input[i];      // the same bytes, four loads
-      tile[ty * tile_width + tx + 1] = input[i + 1];
-      tile[ty * tile_width + tx + 2] = input[i + 2];
-      tile[ty * tile_width + tx + 3] = input[i + 3];
-#elif defined(ALIGNED_PITCH)
-      vstore4(*(__global const float4*)(input + i), 0, tile + ty * tile_width + tx);
-#else
-      vstore4(vload4(0, input + i), 0, tile + ty * tile_width + tx);  // any alignment
-#endif
-    }
+  // Copy the tile and its halo, every load in flight before the first store.
+  // (tile_width and tile_height are TILE_WIDTH and TILE_HEIGHT.)
+  const int x0 = get_group_id(0) * WG_X * BLOCK_X;
+  const int y0 = get_group_id(1) * WG_Y * BLOCK_Y;
+  const int lid = ly * WG_X + lx;
+  float4 staged[TILE_LOADS];
+#pragma unroll
+  for (int k = 0; k < TILE_LOADS; k++) {
+    const int q = lid + k * GROUP_SIZE;  // the tile's float4 number, row by row
+    if (q < TILE_WIDTH / 4 * TILE_HEIGHT)
+      staged[k] = *(__global const float4*)(input + (y0 + q / (TILE_WIDTH / 4)) * in_pitch +
+                                            x0 + 4 * (q % (TILE_WIDTH / 4)));
+  }
+#pragma unroll
+  for (int k = 0; k < TILE_LOADS; k++) {
+    const int q = lid + k * GROUP_SIZE;
+    if (q < TILE_WIDTH / 4 * TILE_HEIGHT) vstore4(staged[k], q, tile);
   }
   // Every work-item of the group must arrive here before any reads the tile.
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -100,7 +115,7 @@ __kernel void convolve(__global const float* input,   // padded, in_pitch floats
 #endif
   for (int j = 0; j < BLOCK_Y + TAPS_Y - 1; j++) {
     float row[4 * ROW_FLOAT4S];
-    const int t = (ly * BLOCK_Y + j) * tile_width + lx * BLOCK_X;
+    const int t = (ly * BLOCK_Y + j) * TILE_WIDTH + lx * BLOCK_X;
 #pragma unroll
     for (int q = 0; q < ROW_FLOAT4S; q++) vstore4(vload4(q, tile + t), q, row);
 #pragma unroll
@@ -137,7 +152,8 @@ __kernel void convolve(__global const float* input,   // padded, in_pitch floats
 // the intermediate image never goes to global memory. The price: the row
 // pass also runs over the F - 1 halo rows, and the tile and `mid` must both
 // fit in local memory. A filter of rank k runs its k terms over one tile.
-__kernel void convolve_fused(__global const float* input,   // padded, in_pitch floats per row
+__kernel __attribute__((reqd_work_group_size(WG_X, WG_Y, 1)))
+void convolve_fused(__global const float* input,   // padded, in_pitch floats per row
                              __constant float* filter,      // per term: F row weights, F column weights
                              __global float* output,        // out_pitch floats per row
                              const int in_pitch,
@@ -149,19 +165,31 @@ __kernel void convolve_fused(__global const float* input,   // padded, in_pitch 
                              __local float* mid) {          // (work-group width * BLOCK_X) x tile_height
   const int lx = get_local_id(0);
   const int ly = get_local_id(1);
-  const int tile_x = get_group_id(0) * get_local_size(0) * BLOCK_X;
-  const int tile_y = get_group_id(1) * get_local_size(1) * BLOCK_Y;
-  for (int ty = ly; ty < tile_height; ty += get_local_size(1)) {
-    for (int tx = 4 * lx; tx < tile_width; tx += 4 * get_local_size(0)) {
-      const int i = (tile_y + ty) * in_pitch + (tile_x + tx);
-      vstore4(*(__global const float4*)(input + i), 0, tile + ty * tile_width + tx);
-    }
+  // The tile, as `convolve` copies it: all loads, then all stores.
+#define FUSED_WIDTH ((WG_X * BLOCK_X + FILTER_WIDTH - 1 + 3) / 4 * 4)
+#define FUSED_HEIGHT (WG_Y * BLOCK_Y + FILTER_WIDTH - 1)
+#define FUSED_LOADS ((FUSED_WIDTH / 4 * FUSED_HEIGHT + GROUP_SIZE - 1) / GROUP_SIZE)
+  const int x0 = get_group_id(0) * WG_X * BLOCK_X;
+  const int y0 = get_group_id(1) * WG_Y * BLOCK_Y;
+  const int lid = ly * WG_X + lx;
+  float4 staged[FUSED_LOADS];
+#pragma unroll
+  for (int k = 0; k < FUSED_LOADS; k++) {
+    const int q = lid + k * GROUP_SIZE;
+    if (q < FUSED_WIDTH / 4 * FUSED_HEIGHT)
+      staged[k] = *(__global const float4*)(input + (y0 + q / (FUSED_WIDTH / 4)) * in_pitch +
+                                            x0 + 4 * (q % (FUSED_WIDTH / 4)));
+  }
+#pragma unroll
+  for (int k = 0; k < FUSED_LOADS; k++) {
+    const int q = lid + k * GROUP_SIZE;
+    if (q < FUSED_WIDTH / 4 * FUSED_HEIGHT) vstore4(staged[k], q, tile);
   }
   barrier(CLK_LOCAL_MEM_FENCE);
 
 #define F FILTER_WIDTH
 #define SEGMENT_FLOAT4S ((BLOCK_X + F - 1 + 3) / 4)  // the tile row under a block, in float4s
-  const int mid_width = get_local_size(0) * BLOCK_X;
+  const int mid_width = WG_X * BLOCK_X;
   float sum[BLOCK_Y][BLOCK_X];
 #pragma unroll
   for (int by = 0; by < BLOCK_Y; by++) {
@@ -172,9 +200,9 @@ __kernel void convolve_fused(__global const float* input,   // padded, in_pitch 
     __constant float* row_weights = filter + term * 2 * F;
     __constant float* column_weights = row_weights + F;
     // Row pass: BLOCK_X sums per work-item on tile rows ly, ly + height, ...
-    for (int ty = ly; ty < tile_height; ty += get_local_size(1)) {
+    for (int ty = ly; ty < FUSED_HEIGHT; ty += WG_Y) {
       float row[4 * SEGMENT_FLOAT4S];
-      const int t = ty * tile_width + lx * BLOCK_X;
+      const int t = ty * FUSED_WIDTH + lx * BLOCK_X;
 #pragma unroll
       for (int q = 0; q < SEGMENT_FLOAT4S; q++) vstore4(vload4(q, tile + t), q, row);
       float part[BLOCK_X];

@@ -59,7 +59,7 @@ class SeparableLaunch : public Launch {
   void poison_output(cl::CommandQueue& queue) override { io.poison_output(queue); }
   Image read_output(cl::CommandQueue& queue) override { return io.read_output(queue); }
   std::string work_group() const override { return wg; }
-  std::string note() const override { return describe_work(terms); }
+  std::string note() const override { return describe_work(terms) + chosen; }
 
   BufferLaunch io;  // the padded input and the output, as step 6 lays them out
   SeparableFilter terms;
@@ -69,6 +69,7 @@ class SeparableLaunch : public Launch {
   std::unique_ptr<Pass> fused;
   cl::Event first;
   std::string wg;
+  std::string chosen;  // variant auto: which kernel it runs
 };
 
 cl::NDRange range(std::size_t x, std::size_t y) { return cl::NDRange(x, y); }
@@ -79,13 +80,20 @@ class SeparableStep : public Step {
   std::string summary() const override {
     return "separable terms (SVD): a row pass and a column pass of F taps each, not F x F";
   }
-  std::vector<std::string> variants() const override { return {"passes", "fused"}; }
+  // auto: the faster of the two for this filter's width and rank on this
+  // device type (fused_wins below).
+  std::vector<std::string> variants() const override { return {"auto", "passes", "fused"}; }
+  std::pair<int, int> default_work_group(const DeviceFacts& facts, int) const override {
+    // bench/experiments.sh separable-blocks (GPU) and the CPU's one-run ratios
+    // (docs/step7-separable.md).
+    return facts.is_gpu ? std::pair<int, int>{32, 4} : std::pair<int, int>{32, 8};
+  }
   std::vector<StepSetting> settings() const override {
     return {{"block", "Outputs per work-item WxH, W a multiple of 4, of the row pass and the fused "
-                      "kernel (default: the largest of 4x4, 4x2, 4x1 whose tiles fit local memory)",
-             "auto", {}, {"8x1"}},
+                      "kernel (default: the first of 4x8 (a GPU's row pass only), 4x4, 4x2, 4x1 whose tiles fit local memory)",
+             "auto", {}, {"8x1", "4x8"}},
             {"column-block", "The column pass's outputs per work-item WxH (variant passes; default: "
-                             "the first of 4x8 (on a GPU only), 4x4, 4x2, 4x1 that fits local memory)", "auto", {}, {"4x8"}},
+                             "the first of 4x16, 4x8 (on a GPU only), 4x4, 4x2, 4x1 that fits local memory)", "auto", {}, {"4x8", "4x16"}},
             {"unroll", "Unroll the loop over tile rows (each pass's code grows with F only): on, off, "
                        "or auto (tuned per device type)",
              // No choices listed, so the suites do not run each one: on a CPU, auto
@@ -103,8 +111,9 @@ class SeparableStep : public Step {
   std::unique_ptr<Launch> prepare(DeviceContext& device, const Problem& problem,
                                   const RunOptions& options) override {
     const int F = problem.filter.width;
-    const bool is_fused = variant(options) == "fused";
     SeparableFilter terms = separate(problem.filter);
+    const std::string v = variant(options);
+    const bool is_fused = v == "fused" || (v == "auto" && fused_wins(device, F, terms.rank));
     // The row pass (and the fused kernel) uses block b, the column pass cb.
     const Shape2 b = block(device, options, F, is_fused, "block");
     const Shape2 cb = is_fused ? b : block(device, options, F, false, "column-block");
@@ -124,8 +133,13 @@ class SeparableStep : public Step {
     layout.out_rows = grid_h;
     auto launch = std::make_unique<SeparableLaunch>(device, problem, layout, std::move(terms));
     const SeparableFilter& s = launch->terms;
+    if (v == "auto") launch->chosen = is_fused ? "; variant auto runs fused" : "; variant auto runs passes";
     launch->wg = std::to_string(options.wg_x) + "x" + std::to_string(options.wg_y);
+    // The work-group's shape is compiled in, so each work-item's tile loads
+    // are a fixed number it can issue at once (convolve.cl).
     const std::string common = " -D ALIGNED_PITCH -D FILTER_WIDTH=" + std::to_string(F) +
+                               " -D WG_X=" + std::to_string(options.wg_x) +
+                               " -D WG_Y=" + std::to_string(options.wg_y) +
                                (unroll_rows(device, options, is_fused) ? " -D UNROLL_ROWS" : "");
     auto blocks_of = [&](Shape2 bb) {
       return common + " -D BLOCK_X=" + std::to_string(bb.x) + " -D BLOCK_Y=" + std::to_string(bb.y);
@@ -145,6 +159,9 @@ class SeparableStep : public Step {
       launch->row_filters.emplace_back(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                                        weights.size() * sizeof(float), weights.data());
       cl::Program program = device.program(source(options), "-D TAPS_X=1 -D TAPS_Y=1" + blocks, label(options));
+      // Every step's kernel file holds `convolve` with its arguments; checked
+      // here too, so a --kernel file is refused alike whichever variant runs.
+      make_kernel(program, "convolve", label(options)).setArg(10, 0);
       launch->fused = std::make_unique<Pass>(Pass{make_kernel(program, "convolve_fused", label(options)), global, local});
       cl::Kernel& k = launch->fused->kernel;
       check_work_group(device, k, options.wg_x, options.wg_y);
@@ -231,6 +248,16 @@ class SeparableStep : public Step {
                   std::to_string(limit) + " bytes (CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE)");
   }
 
+  // The fused kernel runs the row pass over F - 1 halo rows too and needs
+  // both its tile and its row sums in local memory, so it wins only at small
+  // widths, where the intermediate image's round trip through global memory
+  // is the larger cost; a full-rank filter (k column passes re-reading the
+  // output) keeps it longer. The widths: the crossover (bench/crossover.sh).
+  static bool fused_wins(DeviceContext& device, int F, int rank) {
+    if (device.facts().is_gpu) return rank == 1 ? F <= 3 : F <= 11;
+    return rank == 1 ? F <= 3 : F <= 7;
+  }
+
   // --unroll, or the tuned default: on, except the fused kernel on a CPU
   // (bench/experiments.sh separable; docs/step7-separable.md).
   bool unroll_rows(DeviceContext& device, const RunOptions& options, bool is_fused) const {
@@ -252,15 +279,19 @@ class SeparableStep : public Step {
         throw UsageError("--" + name + ": the width must be a multiple of 4, not " + std::to_string(bx));
       return {bx, by};
     }
-    // A GPU's column pass does best with taller blocks: fewer tile rows
-    // loaded per output (bench/experiments.sh separable-blocks).
+    // A GPU's passes do best with taller blocks: fewer tile rows loaded per
+    // output, most of all in the column pass (bench/experiments.sh
+    // separable-blocks).
+    const bool gpu = device.facts().is_gpu;
     std::vector<Shape2> tuned = {{4, 4}, {4, 2}, {4, 1}};
-    if (name == "column-block" && device.facts().is_gpu) tuned.insert(tuned.begin(), Shape2{4, 8});
+    if (gpu && name == "column-block") tuned.insert(tuned.begin(), {Shape2{4, 16}, Shape2{4, 8}});
+    if (gpu && name == "block" && !is_fused) tuned.insert(tuned.begin(), Shape2{4, 8});
     for (Shape2 b : tuned) {
       const std::size_t w = static_cast<std::size_t>(options.wg_x) * b.x;
       const std::size_t h = static_cast<std::size_t>(options.wg_y) * b.y;
       const std::size_t bytes = is_fused ? sizeof(float) * (round_up(w + F - 1, 4) + w) * (h + F - 1)
-                                         : sizeof(float) * std::max(round_up(w + F - 1, 4) * h, w * (h + F - 1));
+                                : name == "column-block" ? sizeof(float) * w * (h + F - 1)
+                                                         : sizeof(float) * round_up(w + F - 1, 4) * h;
       if (bytes + 1024 <= device.facts().local_mem_bytes) return b;  // a KiB spare
     }
     return {4, 1};  // too large even so: prepare() reports the limit

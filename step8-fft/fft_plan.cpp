@@ -16,9 +16,12 @@ struct FftPlan::Impl {
   cl_context context_id = nullptr;
   cl::Buffer scratch;   // the buffer the plan is made for; launches name their own
   cl_mem scratch_id = nullptr;
+  cl::Buffer kernel;    // fused: the filter's spectrum, in VkFFT's layout
+  cl_mem kernel_id = nullptr;
   uint64_t bytes = 0;
-  VkFFTApplication app = {};
-  bool ready = false;
+  VkFFTApplication app = {};         // separate: forward and inverse; fused: the convolution
+  VkFFTApplication kernel_app = {};  // fused: the filter's forward transform
+  bool ready = false, kernel_ready = false;
 };
 
 namespace {
@@ -30,7 +33,8 @@ void check(VkFFTResult result, const std::string& what) {
 
 }  // namespace
 
-FftPlan::FftPlan(DeviceContext& device, std::size_t P_, std::size_t Q_) : P(P_), Q(Q_), impl(new Impl) {
+FftPlan::FftPlan(DeviceContext& device, std::size_t P_, std::size_t Q_, FftProduct product_)
+    : P(P_), Q(Q_), product(product_), impl(new Impl) {
   const auto t0 = std::chrono::steady_clock::now();
   impl->context = device.context();
   impl->context_id = impl->context();
@@ -47,14 +51,29 @@ FftPlan::FftPlan(DeviceContext& device, std::size_t P_, std::size_t Q_) : P(P_),
   config.context = &impl->context_id;
   config.bufferSize = &impl->bytes;
   config.buffer = &impl->scratch_id;
-  check(initializeVkFFT(&impl->app, config),
-        "planning a " + std::to_string(P) + "x" + std::to_string(Q) + " transform");
+  const std::string what = std::to_string(P) + "x" + std::to_string(Q) + " transform";
+  if (product == FftProduct::fused) {
+    impl->kernel = cl::Buffer(impl->context, CL_MEM_READ_WRITE, impl->bytes);
+    impl->kernel_id = impl->kernel();
+    VkFFTConfiguration k = config;  // the same transform, made for the filter
+    k.kernelConvolution = 1;
+    k.buffer = &impl->kernel_id;
+    check(initializeVkFFT(&impl->kernel_app, k), "planning the filter's " + what);
+    impl->kernel_ready = true;
+    config.performConvolution = 1;
+    config.conjugateConvolution = 2;  // X conj(K): correlation
+    config.normalize = 1;             // the inverse divides by P Q
+    config.kernel = &impl->kernel_id;
+    config.kernelSize = &impl->bytes;
+  }
+  check(initializeVkFFT(&impl->app, config), "planning a " + what);
   impl->ready = true;
   setup_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
 FftPlan::~FftPlan() {
   if (impl && impl->ready) deleteVkFFT(&impl->app);
+  if (impl && impl->kernel_ready) deleteVkFFT(&impl->kernel_app);
 }
 
 std::size_t FftPlan::buffer_bytes() const { return (P / 2 + 1) * 2 * Q * sizeof(float); }
@@ -75,6 +94,27 @@ void FftPlan::inverse(cl::CommandQueue& queue, cl::Buffer& buffer) {
   params.commandQueue = &q;
   params.buffer = &b;
   check(VkFFTAppend(&impl->app, 1, &params), "the inverse transform");
+}
+
+void FftPlan::set_filter(cl::CommandQueue& queue, cl::Buffer& filter) {
+  cl_command_queue q = queue();
+  cl_mem b = impl->kernel_id;
+  queue.enqueueCopyBuffer(filter, impl->kernel, 0, 0, impl->bytes);
+  VkFFTLaunchParams params = {};
+  params.commandQueue = &q;
+  params.buffer = &b;
+  check(VkFFTAppend(&impl->kernel_app, -1, &params), "the filter's forward transform");
+}
+
+void FftPlan::convolve(cl::CommandQueue& queue, cl::Buffer& buffer) {
+  cl_command_queue q = queue();
+  cl_mem b = buffer();
+  cl_mem k = impl->kernel_id;
+  VkFFTLaunchParams params = {};
+  params.commandQueue = &q;
+  params.buffer = &b;
+  params.kernel = &k;
+  check(VkFFTAppend(&impl->app, -1, &params), "the fused correlation");
 }
 
 }  // namespace conv

@@ -7,10 +7,20 @@
 
 namespace conv {
 
+// How the plan runs the product (docs/step8-fft.md, "Fewer passes"):
+//   separate:  forward and inverse are separate transforms; the caller's
+//              own kernel multiplies the spectra between them;
+//   fused:     VkFFT's convolution mode: one call does the forward
+//              transform, the product with the filter's spectrum
+//              (conjugated: correlation) and the inverse, multiplying
+//              inside the last axis's kernel, normalized.
+enum class FftProduct { separate, fused };
+
 class FftPlan {
  public:
   // Builds VkFFT's kernels for a P x Q transform (P even) on `device`.
-  FftPlan(DeviceContext& device, std::size_t P, std::size_t Q);
+  FftPlan(DeviceContext& device, std::size_t P, std::size_t Q,
+          FftProduct product = FftProduct::separate);
   ~FftPlan();
   FftPlan(const FftPlan&) = delete;
   FftPlan& operator=(const FftPlan&) = delete;
@@ -20,8 +30,14 @@ class FftPlan {
   // Enqueue the transform of `buffer` in place (unnormalized inverse).
   void forward(cl::CommandQueue& queue, cl::Buffer& buffer);
   void inverse(cl::CommandQueue& queue, cl::Buffer& buffer);
+  // fused: transform the filter (K in the corner of a zero P x Q array)
+  // in place into the layout convolve() reads, once.
+  void set_filter(cl::CommandQueue& queue, cl::Buffer& filter);
+  // fused: the whole correlation of `buffer` in place, against set_filter's.
+  void convolve(cl::CommandQueue& queue, cl::Buffer& buffer);
 
   std::size_t P, Q;
+  FftProduct product;
   double setup_ms = 0;  // building the plan (VkFFT compiles its kernels here)
 
  private:

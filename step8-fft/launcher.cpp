@@ -52,9 +52,13 @@ class FftLaunch : public Launch {
   cl::Event enqueue(cl::CommandQueue& queue) override {
     cl::Event event;
     queue.enqueueNDRangeKernel(load, cl::NullRange, load_global, local, nullptr, &first);
-    plan->forward(queue, spectrum);
-    queue.enqueueNDRangeKernel(multiply, cl::NullRange, multiply_global, multiply_local);
-    plan->inverse(queue, spectrum);
+    if (plan->product == FftProduct::fused) {
+      plan->convolve(queue, spectrum);  // forward, product, inverse: VkFFT's kernels
+    } else {
+      plan->forward(queue, spectrum);
+      queue.enqueueNDRangeKernel(multiply, cl::NullRange, multiply_global, multiply_local);
+      plan->inverse(queue, spectrum);
+    }
     queue.enqueueNDRangeKernel(crop, cl::NullRange, crop_global, local, nullptr, &event);
     return event;
   }
@@ -84,7 +88,11 @@ class FftStep : public Step {
   }
   std::vector<StepSetting> settings() const override {
     return {{"size", "Transform sizes: smooth (the next 2^a 3^b 5^c 7^d) or pow2 (the next power of two)",
-             "smooth", {"smooth", "pow2"}, {}}};
+             "smooth", {"smooth", "pow2"}, {}},
+            {"product", "The spectra's product: separate (our kernel between VkFFT's forward and inverse "
+                        "transforms) or fused (VkFFT's convolution mode: one call, the product inside its "
+                        "last axis's kernel); auto: the faster on this device type",
+             "auto", {"auto", "separate", "fused"}, {}}};
   }
   std::string embedded_source() const override { return embedded::step8_fft_kernel; }
   bool exact_sums() const override { return false; }
@@ -111,7 +119,7 @@ class FftStep : public Step {
     const Sizes s = sizes_for(problem, setting(options, "size") == "pow2");
     const std::size_t bytes = (s.P / 2 + 1) * 2 * s.Q * sizeof(float);
     check_buffer_size(device, bytes, "the " + std::to_string(s.P) + "x" + std::to_string(s.Q) + " transform");
-    auto plan = plan_for(device, s);
+    auto plan = plan_for(device, s, product(device, options));
     auto launch = std::make_unique<FftLaunch>(device, problem, plan);
     const auto& ctx = device.context();
     launch->spectrum = cl::Buffer(ctx, CL_MEM_READ_WRITE, bytes);
@@ -150,7 +158,10 @@ class FftStep : public Step {
     launch->load.setArg(4, row_floats);
     launch->load.setArg(5, static_cast<int>(s.Q));
     queue.enqueueNDRangeKernel(launch->load, cl::NullRange, launch->load_global, launch->local);
-    plan->forward(queue, launch->filter_spectrum);
+    if (plan->product == FftProduct::fused)
+      plan->set_filter(queue, launch->filter_spectrum);
+    else
+      plan->forward(queue, launch->filter_spectrum);
     queue.finish();
 
     launch->load.setArg(0, launch->io.input);
@@ -176,15 +187,25 @@ class FftStep : public Step {
  private:
   // VkFFT compiles its kernels when planning (seconds on a CPU device), so
   // plans are kept per context and size for the life of the step.
-  std::shared_ptr<FftPlan> plan_for(DeviceContext& device, Sizes s) {
-    const auto key = std::make_tuple(device.context()(), s.P, s.Q);
+  std::shared_ptr<FftPlan> plan_for(DeviceContext& device, Sizes s, FftProduct product) {
+    const auto key = std::make_tuple(device.context()(), s.P, s.Q, product);
     auto it = plans.find(key);
     if (it != plans.end()) return it->second;
-    auto plan = std::make_shared<FftPlan>(device, s.P, s.Q);
+    auto plan = std::make_shared<FftPlan>(device, s.P, s.Q, product);
     plans[key] = plan;
     return plan;
   }
-  std::map<std::tuple<cl_context, std::size_t, std::size_t>, std::shared_ptr<FftPlan>> plans;
+  std::map<std::tuple<cl_context, std::size_t, std::size_t, FftProduct>, std::shared_ptr<FftPlan>> plans;
+
+  // --product, or the default measured per device type (docs/step8-fft.md).
+  FftProduct product(DeviceContext& device, const RunOptions& options) const {
+    const std::string text = setting(options, "product");
+    if (text == "separate") return FftProduct::separate;
+    if (text == "fused") return FftProduct::fused;
+    // bench/crossover.sh on the H200 (fused faster at every width) and one
+    // run on PoCL (separate faster).
+    return device.facts().is_gpu ? FftProduct::fused : FftProduct::separate;
+  }
 };
 
 }  // namespace

@@ -15,13 +15,14 @@ import os
 
 from docs import load, table, fmt, FIGURES, RESULTS
 
-LINES = [  # (label, step, variant, filter kind)
-    ("step 6, direct sum", "step6-multioutput", "default", "random"),
-    ("step 7 passes, rank 1 (box)", "step7-separable", "passes", "box"),
-    ("step 7 fused, rank 1 (box)", "step7-separable", "fused", "box"),
-    ("step 7 passes, full rank", "step7-separable", "passes", "random"),
-    ("step 7 fused, full rank", "step7-separable", "fused", "random"),
-    ("step 8, FFT", "step8-fft", "default", "random"),
+LINES = [  # (label, step, variants (the first present in the CSV), filter kind)
+    ("step 6, direct sum", "step6-multioutput", ("default",), "random"),
+    ("step 7 passes, rank 1 (box)", "step7-separable", ("passes",), "box"),
+    ("step 7 fused, rank 1 (box)", "step7-separable", ("fused",), "box"),
+    ("step 7 passes, full rank", "step7-separable", ("passes",), "random"),
+    ("step 7 fused, full rank", "step7-separable", ("fused",), "random"),
+    ("step 8, FFT, our product", "step8-fft", ("default product=separate", "default"), "random"),
+    ("step 8, FFT, product in VkFFT", "step8-fft", ("default product=fused",), "random"),
 ]
 PEERS = {"h200": [("torch-crossover-h200", "torch.conv2d", "fp32", "random", "torch conv2d (fp32)")],
          "pocl": [("opencv-crossover-pocl", "opencv.filter2D", None, "random", "OpenCV filter2D"),
@@ -36,12 +37,15 @@ def _has(name):
 def _series(tag):
     rows = load("crossover-" + tag)
     out = {}
-    for label, step, variant, kind in LINES:
+    for label, step, variants, kind in LINES:
+        present = {r["variant"] for r in rows if r["step"] == step}
+        variant = next((v for v in variants if v in present), None)
         pts = {}
         for r in rows:
             if r["step"] == step and r["variant"] == variant and r["filter"].startswith(kind + ":"):
                 pts[int(r["filter_width"])] = float(r["median_ms"])
-        out[label] = pts
+        if pts:
+            out[label] = pts
     for name, step, variant, kind, label in PEERS.get(tag, []):
         if not _has(name):
             continue
@@ -60,11 +64,12 @@ def crossover(tag):
     widths = sorted({w for pts in series.values() for w in pts})
     body = [[label] + [fmt(pts.get(w, "")) for w in widths] for label, pts in series.items()]
     r0 = rows[0]
-    direct, fft = series["step 6, direct sum"], series["step 8, FFT"]
-    over = [w for w in widths if w in direct and w in fft and fft[w] < direct[w]]
+    direct = series["step 6, direct sum"]
+    ffts = [pts for label, pts in series.items() if label.startswith("step 8")]
+    over = [w for w in widths if w in direct and any(w in f and f[w] < direct[w] for f in ffts)]
     text = table(["median ms, F ="] + [str(w) for w in widths], body)
     text += ("\n{} ({}, driver {}, {}), {}x{} image, zero border, median of {} launches; "
-             "'-': not run (the fused kernel's tile does not fit local memory). "
+             "'-': not run (the kernel's tile does not fit local memory at the step's default work-group). "
              "Step 8 first beats step 6 at F = {}.\n").format(
         r0["device"], tag, r0["driver"], r0["date"], r0["width"], r0["height"], r0["reps"],
         over[0] if over else "(never, in this range)")

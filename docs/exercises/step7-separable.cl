@@ -58,11 +58,27 @@
 // weight index becomes a constant. convolve_fused does both passes in one
 // kernel through __local memory instead (the lesson measures which wins).
 //
+// A pass does 2F multiply-adds per output, not F * F, so the tile copy is
+// no longer hidden behind arithmetic: at small F a pass is a copy, and its
+// speed is how many bytes are in flight. The work-group's shape (WG_X x
+// WG_Y) is therefore a compile-time constant too: each work-item issues all
+// of its tile loads (TILE_LOADS float4s, numbered along the tile's rows so
+// that neighbours read neighbouring bytes) into registers first, and only
+// then stores them to __local memory, instead of one load, wait, store at a
+// time.
+//
 // The host padded the input by the filter's reach, so the work-item at
 // (x, y) correlates the F x F window whose top-left corner is input (x, y)
 // and needs no border logic at all.
 
-__kernel void convolve(__global const float* input,   // padded, in_pitch floats per row
+#define GROUP_SIZE (WG_X * WG_Y)
+// The tile of `convolve`: the group's outputs plus TAPS - 1 in each direction.
+#define TILE_WIDTH ((WG_X * BLOCK_X + TAPS_X - 1 + 3) / 4 * 4)
+#define TILE_HEIGHT (WG_Y * BLOCK_Y + TAPS_Y - 1)
+#define TILE_LOADS ((TILE_WIDTH / 4 * TILE_HEIGHT + GROUP_SIZE - 1) / GROUP_SIZE)
+
+__kernel __attribute__((reqd_work_group_size(WG_X, WG_Y, 1)))
+void convolve(__global const float* input,   // padded, in_pitch floats per row
                        __constant float* filter,      // F x F, row-major
                        __global float* output,        // out_width x out_height
                        const int in_pitch,
@@ -86,7 +102,8 @@ __kernel void convolve(__global const float* input,   // padded, in_pitch floats
 // the intermediate image never goes to global memory. The price: the row
 // pass also runs over the F - 1 halo rows, and the tile and `mid` must both
 // fit in local memory. A filter of rank k runs its k terms over one tile.
-__kernel void convolve_fused(__global const float* input,   // padded, in_pitch floats per row
+__kernel __attribute__((reqd_work_group_size(WG_X, WG_Y, 1)))
+void convolve_fused(__global const float* input,   // padded, in_pitch floats per row
                              __constant float* filter,      // per term: F row weights, F column weights
                              __global float* output,        // out_pitch floats per row
                              const int in_pitch,
