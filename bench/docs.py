@@ -423,12 +423,7 @@ LITERAL = re.compile(r"<!-- literal:(.*?)-->(.*?)<!-- end literal -->", re.S)
 # PAGE or PAGE#HEADING (that section, down to the next heading of its level
 # or above) -> why its findings do not fail --check yet. Remove an entry once
 # `python3 bench/docs.py --check PAGE` reports nothing there.
-PROSE_PENDING = {
-    "docs/step6-multioutput.md": "being rewritten; its figures become value markers",
-    "docs/step7-separable.md": "being rewritten; its figures become value markers",
-    "docs/step8-fft.md": "being rewritten; its figures become value markers",
-    "docs/results.md#Beyond the direct sum: steps 7 and 8": "being rewritten with steps 7 and 8",
-}
+PROSE_PENDING = {}
 
 
 def section_of(text, line):
