@@ -99,7 +99,7 @@ seen = {}
 for path in sorted(glob.glob(os.path.join(sys.argv[1], "*-pocl.csv"))):
     with open(path, newline="") as f:
         for row in csv.DictReader(f):
-            if row.get("device") and row.get("date") and not row["step"].startswith(("opencv", "torch")) and row["step"] != "peer":
+            if row.get("device") and row.get("date") and not row["step"].startswith(("opencv", "torch", "scipy")) and row["step"] != "peer":
                 seen.setdefault((row["device"], row["date"]), set()).add(os.path.basename(path))
 if len(seen) != 1:
     for (device, date), files in sorted(seen.items()):

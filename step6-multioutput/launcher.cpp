@@ -37,11 +37,11 @@ bool step6_vector_block_by_default(const DeviceFacts& facts, int filter_width) {
 
 std::vector<std::pair<int, int>> step6_blocks_by_default(const DeviceFacts& facts, int filter_width,
                                                          bool vectors) {
-  // The CPU's choices: the fastest blocks of bench/experiments.sh blocks on
-  // PoCL (docs/results/blocks-pocl.csv) at F = 3, 5, 7 (8x4), 15 (16x2), 31 (16x4).
+  // The CPU's choices: the fastest blocks on PoCL at the lessons' 2048x2048
+  // (docs/results/blocks2048-pocl.csv): 16x8 up to F = 15, 16x4 (as fast,
+  // half the tile) above. At 1024x1024 (blocks-pocl.csv) the best are smaller.
   if (vectors) {
-    if (filter_width <= 7) return {{8, 4}, {8, 2}, {4, 1}};
-    if (filter_width <= 15) return {{16, 2}, {8, 2}, {4, 1}};
+    if (filter_width <= 15) return {{16, 8}, {16, 4}, {8, 4}, {8, 2}, {4, 1}};
     return {{16, 4}, {8, 4}, {8, 2}, {4, 1}};
   }
   if (!facts.is_gpu) return {{8, 4}, {4, 4}, {4, 2}, {4, 1}};
