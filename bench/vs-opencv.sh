@@ -10,7 +10,7 @@
 #                                                  of bench/results.sh
 #   bench/vs-opencv.sh --save FILE.csv [options]   run, keep the CSV, and the
 #                                                  load average in FILE-load.txt
-# Environment: VS_IMAGE (2048x2048), VS_REPS (5), BUILD (build).
+# Environment: VS_IMAGE (2048x2048), VS_REPS (21: this 2-core machine's launches spread widely), BUILD (build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build="${BUILD:-build}"
@@ -27,7 +27,7 @@ else
   tmp="$(mktemp -d)"
   trap 'rm -rf "$tmp"' EXIT
   csv="$tmp/all.csv"
-  image="${VS_IMAGE:-2048x2048}" reps="${VS_REPS:-5}" filters=box:3,box:5,box:7,box:15,box:31
+  image="${VS_IMAGE:-2048x2048}" reps="${VS_REPS:-21}" filters=box:3,box:5,box:7,box:15,box:31
   before="$(cut -d' ' -f1-3 /proc/loadavg)"
   echo "vs-opencv.sh: load average before: $before" >&2
   "$build/bin/sweep" --steps 6 --images "$image" --filters "$filters" --wgs auto --reps "$reps" \

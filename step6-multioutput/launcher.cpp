@@ -38,13 +38,13 @@ bool step6_vector_block_by_default(const DeviceFacts& facts, int filter_width) {
 std::vector<std::pair<int, int>> step6_blocks_by_default(const DeviceFacts& facts, int filter_width,
                                                          bool vectors) {
   // The CPU's choices: the fastest blocks on PoCL at the lessons' 2048x2048
-  // (docs/results/blocks2048-pocl.csv): 16x8 up to F = 15, 16x4 (as fast,
-  // half the tile) above. At 1024x1024 (blocks-pocl.csv) the best are smaller.
+  // (docs/results/blocks2048-pocl.csv): the vector shape 16x8 up to F = 15,
+  // 16x4 (as fast, half the tile) above; register rows (F = 3) 16x4.
   if (vectors) {
     if (filter_width <= 15) return {{16, 8}, {16, 4}, {8, 4}, {8, 2}, {4, 1}};
     return {{16, 4}, {8, 4}, {8, 2}, {4, 1}};
   }
-  if (!facts.is_gpu) return {{8, 4}, {4, 4}, {4, 2}, {4, 1}};
+  if (!facts.is_gpu) return {{16, 4}, {8, 4}, {4, 4}, {4, 2}, {4, 1}};
   return {{4, 8}, {4, 4}, {4, 2}, {4, 1}};
 }
 
