@@ -35,7 +35,9 @@ case "$device" in
 esac
 mkdir -p "$results"
 load="$results/pocl-load.txt"
-echo "regen-pocl.sh on $(date -u +%F\ %H:%M) UTC, $(nproc) cores" > "$load"
+# A full run starts the record afresh; a run of some PARTS adds its own lines.
+header="regen-pocl.sh on $(date -u +%F\ %H:%M) UTC, $(nproc) cores"
+if [ -n "${PARTS:-}" ]; then echo "$header, parts: $PARTS" >> "$load"; else echo "$header" > "$load"; fi
 note() { echo "$1: load average (1, 5, 15 min) $(cut -d' ' -f1-3 /proc/loadavg)" >> "$load"; }
 note "start"
 all="tour seed001 seed000 seed004 vector blocks bank volume perf vs-opencv crossover histogram histogram-peers"
