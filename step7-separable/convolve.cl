@@ -44,7 +44,7 @@
 // the loop over tile rows can be unrolled (UNROLL_ROWS) at any width: every
 // weight index becomes a constant. convolve_fused does both passes in one
 // kernel through __local memory instead (the lesson measures which wins).
-// convolve_direct is a pass without the tile (a GPU's column pass), and
+// convolve_direct is a pass without the tile (a GPU's passes), and
 // convolve_fused_direct both passes in one kernel without it: the caches
 // stand in for the tile.
 //

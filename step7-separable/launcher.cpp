@@ -2,7 +2,7 @@
 // run as a row pass and a column pass per term ("passes"), or as one kernel
 // that keeps the intermediate rows in local memory ("fused"). Both use step
 // 6's pitched layout, tile, float4 loads and blocks; a pass can also run
-// without the tile (convolve_direct: a GPU's column pass by default).
+// without the tile (convolve_direct: a GPU's passes by default).
 #include <numeric>
 
 #include "common/errors.hpp"
@@ -357,7 +357,9 @@ class SeparableStep : public Step {
   // both its tile and its row sums in local memory, so it wins only at small
   // widths, where the intermediate image's round trip through global memory
   // is the larger cost; a full-rank filter (k column passes re-reading the
-  // output) keeps it longer. The widths: the crossover (bench/crossover.sh).
+  // output) keeps it longer. Without the tile (a GPU's default) it reads the
+  // image once with no local memory at all, and wins longer still. The
+  // widths: the crossover (bench/crossover.sh, docs/results/crossover-*.csv).
   static bool fused_wins(const DeviceFacts& facts, int F, int rank) {
     if (facts.is_gpu) return rank == 1 ? F <= 9 : F <= 15;  // without a tile (--fused-kernel)
     return rank == 1 ? F <= 3 : F <= 7;
