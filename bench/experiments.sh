@@ -43,7 +43,15 @@
 #            or not, work-groups 16x16 and 32x8, box:3, box:15, box:31 on
 #            $BLOCKS_IMAGE (default 8192x8192); separable-blocks: the row
 #            pass's and the column pass's blocks apart: the sweeps behind
-#            its defaults
+#            its defaults with the tile (--rows, --columns, --fused-kernel tile)
+#   separable-direct  step 7's passes without a tile (convolve_direct): the
+#            column pass's blocks and work-groups, the column pass with its
+#            tile beside them, then the row pass with and without a tile and
+#            its blocks, at $DIRECT_FILTERS (default box:3,box:31,box:63); the
+#            fused kernel without a tile and its blocks at
+#            $DIRECT_FUSED_FILTERS (default box:3,box:5,box:7,box:11); on
+#            $BLOCKS_IMAGE (default 8192x8192): the sweeps behind a GPU's
+#            defaults
 #   fft-product  step 8's spectra product apart or inside VkFFT's
 #            convolution mode, smooth and power-of-two sizes, F = 3, 31, 63
 # bank and volume run their own executables (build/bin/step6-bank,
@@ -139,10 +147,26 @@ case "$name" in
              --filters box:3,box:5,box:7,box:15,box:31 --reps 20 --no-check --output "$out" "$@" ;;
   separable) exec "$sweep" --steps 7 --variants all --images "${BLOCKS_IMAGE:-8192x8192}" \
              --filters box:3,box:15,box:31 --wgs 16x16,32x8 --set block=4x2,4x4,8x2,8x4 \
-             --set unroll=on,off --reps "${BLOCKS_REPS:-10}" --no-check --output "$out" "$@" ;;
+             --set fused-kernel=tile --set rows=tile --set columns=tile --set unroll=on,off --reps "${BLOCKS_REPS:-10}" --no-check --output "$out" "$@" ;;
   separable-blocks) exec "$sweep" --steps 7 --variants passes --images "${BLOCKS_IMAGE:-8192x8192}" \
              --filters box:3,box:15,box:31,box:63 --wgs 16x16,32x8,32x4 --set block=4x4,4x8 \
-             --set column-block=4x4,4x8,4x16 --reps "${BLOCKS_REPS:-10}" --no-check --output "$out" "$@" ;;
+             --set column-block=4x4,4x8,4x16 --set rows=tile --set columns=tile --reps "${BLOCKS_REPS:-10}" --no-check --output "$out" "$@" ;;
+  separable-direct)
+    image="${BLOCKS_IMAGE:-8192x8192}" filters="${DIRECT_FILTERS:-box:3,box:31,box:63}"
+    reps="${BLOCKS_REPS:-10}"
+    "$sweep" --steps 7 --variants passes --images "$image" --filters "$filters" --wgs 32x4,32x8,64x4 \
+      --set rows=tile --set columns=direct --set column-block=4x8,4x16,4x32,8x8,8x16 --reps "$reps" \
+      --no-check --output "${out%.csv}.part1.csv" "$@"
+    "$sweep" --steps 7 --variants passes --images "$image" --filters "$filters" --wgs 32x4 \
+      --set rows=tile --set columns=tile --reps "$reps" --no-check --output "${out%.csv}.part2.csv" "$@"
+    "$sweep" --steps 7 --variants passes --images "$image" --filters "$filters" --wgs 32x4 \
+      --set columns=direct --set rows=tile,direct --set block=4x1,4x8,8x1,8x2,16x1 --reps "$reps" \
+      --no-check --output "${out%.csv}.part3.csv" "$@"
+    "$sweep" --steps 7 --variants fused --images "$image" --filters "${DIRECT_FUSED_FILTERS:-box:3,box:5,box:7,box:11}" \
+      --wgs 32x4,32x8 --set fused-kernel=direct --set block=4x4,4x8,4x16,8x4,8x8 --reps "$reps" \
+      --no-check --output "${out%.csv}.part4.csv" "$@"
+    { cat "${out%.csv}.part1.csv"; tail -n +2 "${out%.csv}.part2.csv"; tail -n +2 "${out%.csv}.part3.csv"; tail -n +2 "${out%.csv}.part4.csv"; } > "$out"
+    rm -f "${out%.csv}".part[1-4].csv ;;
   fft-product) exec "$sweep" --steps 8 --images "${BLOCKS_IMAGE:-8192x8192}" \
              --filters random:3,random:31,random:63 --set product=separate,fused --set size=smooth,pow2 \
              --reps "${BLOCKS_REPS:-10}" --no-check --output "$out" "$@" ;;

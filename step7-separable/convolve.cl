@@ -44,6 +44,9 @@
 // the loop over tile rows can be unrolled (UNROLL_ROWS) at any width: every
 // weight index becomes a constant. convolve_fused does both passes in one
 // kernel through __local memory instead (the lesson measures which wins).
+// convolve_direct is a pass without the tile (a GPU's passes), and
+// convolve_fused_direct both passes in one kernel without it: the caches
+// stand in for the tile.
 //
 // A pass does 2F multiply-adds per output, not F * F, so the tile copy is
 // no longer hidden behind arithmetic: at small F a pass is a copy, and its
@@ -145,6 +148,66 @@ void convolve(__global const float* input,   // padded, in_pitch floats per row
     }
   }
 }
+
+#ifdef DIRECT_PASS
+// A pass without the tile (--rows direct, --columns direct). Each
+// work-item reads the rows under its block straight from global memory,
+// then runs the same loop as `convolve`. The tile's job, reading each input
+// from DRAM about once, falls to the caches: the work-items along a
+// work-group row read neighbouring float4s (one coalesced transaction per
+// warp and row), and the rows that blocks above and below share come back
+// from L1 or L2. No copy, no barrier, no local memory: more work-groups fit
+// on a compute unit, and a column block can be as tall as registers allow,
+// reading BLOCK_Y + TAPS_Y - 1 rows for BLOCK_Y outputs.
+__kernel __attribute__((reqd_work_group_size(WG_X, WG_Y, 1)))
+void convolve_direct(__global const float* input,   // padded, in_pitch floats per row
+                              __constant float* filter,      // TAPS_Y x TAPS_X, row-major
+                              __global float* output,        // out_pitch floats per row
+                              const int in_pitch,
+                              const int out_pitch,
+                              const int accumulate) {        // add to the output (terms after the first)
+  const int x = get_global_id(0) * BLOCK_X;
+  const int y = get_global_id(1) * BLOCK_Y;
+  float sum[BLOCK_Y][BLOCK_X];
+#pragma unroll
+  for (int by = 0; by < BLOCK_Y; by++) {
+#pragma unroll
+    for (int bx = 0; bx < BLOCK_X; bx++) sum[by][bx] = 0.0f;
+  }
+#ifdef UNROLL_ROWS
+#pragma unroll
+#endif
+  for (int j = 0; j < BLOCK_Y + TAPS_Y - 1; j++) {
+    // x is a multiple of 4 and the pitch of 32, so these loads are aligned.
+    __global const float* in = input + (y + j) * in_pitch + x;
+    float row[4 * ROW_FLOAT4S];  // (ROW_FLOAT4S: as in convolve)
+#pragma unroll
+    for (int q = 0; q < ROW_FLOAT4S; q++) vstore4(*(__global const float4*)(in + 4 * q), q, row);
+#pragma unroll
+    for (int by = 0; by < BLOCK_Y; by++) {
+      const int r = j - by;
+      if (r >= 0 && r < TAPS_Y) {
+#pragma unroll
+        for (int c = 0; c < TAPS_X; c++) {
+          const float w = filter[r * TAPS_X + c];
+#pragma unroll
+          for (int bx = 0; bx < BLOCK_X; bx++) sum[by][bx] += w * row[bx + c];
+        }
+      }
+    }
+  }
+#pragma unroll
+  for (int by = 0; by < BLOCK_Y; by++) {
+#pragma unroll
+    for (int q = 0; q < BLOCK_X / 4; q++) {
+      float4 v = (float4)(sum[by][4 * q], sum[by][4 * q + 1], sum[by][4 * q + 2], sum[by][4 * q + 3]);
+      __global float4* out = (__global float4*)(output + (y + by) * out_pitch + x + 4 * q);
+      if (accumulate) v += *out;
+      *out = v;
+    }
+  }
+}
+#endif
 
 // Both passes in one kernel. The tile (the group's outputs plus F - 1 in
 // both directions) is loaded once; the row pass writes its sums for every
@@ -252,3 +315,71 @@ void convolve_fused(__global const float* input,   // padded, in_pitch floats pe
     }
   }
 }
+
+#ifdef DIRECT_PASS
+// Both passes in one kernel without the tile (--fused-kernel direct). Each
+// work-item walks down the BLOCK_Y + F - 1 input rows under its block: on
+// each it runs the row pass (BLOCK_X sums from a segment read straight from
+// global memory, as convolve_direct reads it) and adds the result to the up
+// to BLOCK_Y column sums that row meets. One pass over the image and no
+// local memory, no barrier; the price is the row pass over F - 1 more rows
+// per block, (BLOCK_Y + F - 1) / BLOCK_Y times its work, which is cheap only
+// while F is small. (F and SEGMENT_FLOAT4S: as in convolve_fused.)
+__kernel __attribute__((reqd_work_group_size(WG_X, WG_Y, 1)))
+void convolve_fused_direct(__global const float* input,   // padded, in_pitch floats per row
+                                    __constant float* filter,      // per term: F row weights, F column weights
+                                    __global float* output,        // out_pitch floats per row
+                                    const int in_pitch,
+                                    const int out_pitch,
+                                    const int rank) {              // terms in `filter`
+  const int x = get_global_id(0) * BLOCK_X;
+  const int y = get_global_id(1) * BLOCK_Y;
+  float sum[BLOCK_Y][BLOCK_X];
+#pragma unroll
+  for (int by = 0; by < BLOCK_Y; by++) {
+#pragma unroll
+    for (int bx = 0; bx < BLOCK_X; bx++) sum[by][bx] = 0.0f;
+  }
+  for (int term = 0; term < rank; term++) {
+    __constant float* row_weights = filter + term * 2 * F;
+    __constant float* column_weights = row_weights + F;
+#ifdef UNROLL_ROWS
+#pragma unroll
+#endif
+    for (int j = 0; j < BLOCK_Y + F - 1; j++) {
+      // The row pass on input row y + j (aligned float4 loads, as above).
+      __global const float* in = input + (y + j) * in_pitch + x;
+      float row[4 * SEGMENT_FLOAT4S];
+#pragma unroll
+      for (int q = 0; q < SEGMENT_FLOAT4S; q++) vstore4(*(__global const float4*)(in + 4 * q), q, row);
+      float part[BLOCK_X];
+#pragma unroll
+      for (int bx = 0; bx < BLOCK_X; bx++) part[bx] = 0.0f;
+#pragma unroll
+      for (int c = 0; c < F; c++) {
+        const float w = row_weights[c];
+#pragma unroll
+        for (int bx = 0; bx < BLOCK_X; bx++) part[bx] += w * row[bx + c];
+      }
+      // The column pass: that row's sums meet output rows j - F + 1 .. j.
+#pragma unroll
+      for (int by = 0; by < BLOCK_Y; by++) {
+        const int r = j - by;
+        if (r >= 0 && r < F) {
+          const float w = column_weights[r];
+#pragma unroll
+          for (int bx = 0; bx < BLOCK_X; bx++) sum[by][bx] += w * part[bx];
+        }
+      }
+    }
+  }
+#pragma unroll
+  for (int by = 0; by < BLOCK_Y; by++) {
+#pragma unroll
+    for (int q = 0; q < BLOCK_X / 4; q++) {
+      const float4 v = (float4)(sum[by][4 * q], sum[by][4 * q + 1], sum[by][4 * q + 2], sum[by][4 * q + 3]);
+      *(__global float4*)(output + (y + by) * out_pitch + x + 4 * q) = v;
+    }
+  }
+}
+#endif

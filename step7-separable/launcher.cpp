@@ -1,13 +1,15 @@
 // Step 7's launcher: the filter as a sum of separable terms (decompose.hpp),
 // run as a row pass and a column pass per term ("passes"), or as one kernel
 // that keeps the intermediate rows in local memory ("fused"). Both use step
-// 6's pitched layout, tile, float4 loads and blocks.
+// 6's pitched layout, tile, float4 loads and blocks; a pass can also run
+// without the tile (convolve_direct: a GPU's passes by default).
 #include <numeric>
 
 #include "common/errors.hpp"
 #include "common/parse.hpp"
 #include "common/step.hpp"
 #include "step7-separable/decompose.hpp"
+#include "step7-separable/tuning.hpp"
 
 namespace conv {
 namespace embedded {
@@ -24,6 +26,27 @@ struct Shape2 {
 struct Pass {
   cl::Kernel kernel;
   cl::NDRange global, local;
+  int accumulate_arg = 10;  // convolve's; convolve_direct's is 5
+};
+
+// The blocks of the kernels without a tile (--rows direct, --columns
+// direct, --fused-kernel direct), and whether a GPU's row pass runs without
+// one by default (bench/experiments.sh separable-direct;
+// docs/step7-separable.md).
+constexpr Shape2 kDirectRows{4, 8};
+constexpr Shape2 kDirectColumns{4, 16};
+constexpr Shape2 kDirectFused{4, 4};
+constexpr bool kGpuRowsDirect = true;
+
+std::string shape_text(Shape2 b) { return std::to_string(b.x) + "x" + std::to_string(b.y); }
+
+// What the settings resolve to for one filter on one device.
+struct Choices {
+  bool fused = false;
+  bool rows_direct = false, columns_direct = false;  // variant passes: convolve_direct
+  bool fused_direct = false;                         // variant fused: convolve_fused_direct
+  Shape2 b{4, 1}, cb{4, 1};                          // the row pass's (and fused's), the column pass's
+  bool unroll = true;
 };
 
 class SeparableLaunch : public Launch {
@@ -49,7 +72,7 @@ class SeparableLaunch : public Launch {
       queue.enqueueNDRangeKernel(rows.kernel, cl::NullRange, rows.global, rows.local, nullptr, &event);
       if (t == 0) first = event;
       columns.kernel.setArg(1, column_filters[static_cast<std::size_t>(t)]);
-      columns.kernel.setArg(10, t > 0 ? 1 : 0);
+      columns.kernel.setArg(static_cast<cl_uint>(columns.accumulate_arg), t > 0 ? 1 : 0);
       queue.enqueueNDRangeKernel(columns.kernel, cl::NullRange, columns.global, columns.local,
                                  nullptr, &event);
     }
@@ -90,10 +113,26 @@ class SeparableStep : public Step {
   }
   std::vector<StepSetting> settings() const override {
     return {{"block", "Outputs per work-item WxH, W a multiple of 4, of the row pass and the fused "
-                      "kernel (default: the first of 4x8 (a GPU's row pass only), 4x4, 4x2, 4x1 whose tiles fit local memory)",
+                      "kernel (default: the first of 4x8 (a GPU's row pass only), 4x4, 4x2, 4x1 whose tiles fit "
+                      "local memory; " + shape_text(kDirectRows) + " with --rows direct, " + shape_text(kDirectFused) +
+                      " with --fused-kernel direct)",
              "auto", {}, {"8x1", "4x8"}},
+            {"fused-kernel", "The fused variant's kernel: tile (convolve_fused, through local memory), direct "
+                             "(convolve_fused_direct, through the caches; default block " + shape_text(kDirectFused) +
+                             "), or auto (direct on a GPU, tile on a CPU)",
+             "auto", {}, {"direct"}},
             {"column-block", "The column pass's outputs per work-item WxH (variant passes; default: "
-                             "the first of 4x16, 4x8 (on a GPU only), 4x4, 4x2, 4x1 that fits local memory)", "auto", {}, {"4x8", "4x16"}},
+                             "the first of 4x16, 4x8 (on a GPU only), 4x4, 4x2, 4x1 that fits local memory; " +
+                             shape_text(kDirectColumns) + " with --columns direct)", "auto", {}, {"4x8", "4x16"}},
+            {"rows", std::string("The row pass's kernel (variant passes): tile (convolve, through local memory), "
+                                 "direct (convolve_direct, through the caches), or auto (") +
+                         (kGpuRowsDirect ? "direct" : "tile") + " on a GPU, tile on a CPU)",
+             "auto", {}, {"direct"}},
+            {"columns", "The column pass's kernel (variant passes): tile, direct, or auto (direct on a GPU, "
+                        "tile on a CPU)",
+             // Free text, so the suites run only direct: tile is what auto
+             // already runs on the CPUs and Oclgrind they run on.
+             "auto", {}, {"direct"}},
             {"unroll", "Unroll the loop over tile rows (each pass's code grows with F only): on, off, "
                        "or auto (tuned per device type)",
              // No choices listed, so the suites do not run each one: on a CPU, auto
@@ -113,10 +152,11 @@ class SeparableStep : public Step {
     const int F = problem.filter.width;
     SeparableFilter terms = separate(problem.filter);
     const std::string v = variant(options);
-    const bool is_fused = v == "fused" || (v == "auto" && fused_wins(device, F, terms.rank));
+    const Choices c = choose(device.facts(), options, F, terms.rank);
+    const bool is_fused = c.fused;
     // The row pass (and the fused kernel) uses block b, the column pass cb.
-    const Shape2 b = block(device, options, F, is_fused, "block");
-    const Shape2 cb = is_fused ? b : block(device, options, F, false, "column-block");
+    const Shape2 b = c.b;
+    const Shape2 cb = c.cb;
     const std::size_t group_w = static_cast<std::size_t>(options.wg_x) * b.x;
     const std::size_t group_h = static_cast<std::size_t>(options.wg_y) * b.y;
     const std::size_t column_group_w = static_cast<std::size_t>(options.wg_x) * cb.x;
@@ -140,7 +180,7 @@ class SeparableStep : public Step {
     const std::string common = " -D ALIGNED_PITCH -D FILTER_WIDTH=" + std::to_string(F) +
                                " -D WG_X=" + std::to_string(options.wg_x) +
                                " -D WG_Y=" + std::to_string(options.wg_y) +
-                               (unroll_rows(device, options, is_fused) ? " -D UNROLL_ROWS" : "");
+                               (c.unroll ? " -D UNROLL_ROWS" : "");
     auto blocks_of = [&](Shape2 bb) {
       return common + " -D BLOCK_X=" + std::to_string(bb.x) + " -D BLOCK_Y=" + std::to_string(bb.y);
     };
@@ -158,13 +198,26 @@ class SeparableStep : public Step {
       check_constant_bytes(device, weights.size() * sizeof(float), s.rank);
       launch->row_filters.emplace_back(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                                        weights.size() * sizeof(float), weights.data());
-      cl::Program program = device.program(source(options), "-D TAPS_X=1 -D TAPS_Y=1" + blocks, label(options));
+      cl::Program program = device.program(
+          source(options), "-D TAPS_X=1 -D TAPS_Y=1" + blocks + (c.fused_direct ? " -D DIRECT_PASS" : ""),
+          label(options));
       // Every step's kernel file holds `convolve` with its arguments; checked
       // here too, so a --kernel file is refused alike whichever variant runs.
       make_kernel(program, "convolve", label(options)).setArg(10, 0);
-      launch->fused = std::make_unique<Pass>(Pass{make_kernel(program, "convolve_fused", label(options)), global, local});
+      launch->fused = std::make_unique<Pass>(Pass{
+          make_kernel(program, c.fused_direct ? "convolve_fused_direct" : "convolve_fused", label(options)),
+          global, local});
       cl::Kernel& k = launch->fused->kernel;
       check_work_group(device, k, options.wg_x, options.wg_y);
+      if (c.fused_direct) {  // no tile: (input, weights, output, in_pitch, out_pitch, rank)
+        k.setArg(0, launch->io.input);
+        k.setArg(1, launch->row_filters.front());
+        k.setArg(2, launch->io.output);
+        k.setArg(3, static_cast<int>(layout.in_pitch));
+        k.setArg(4, static_cast<int>(layout.out_pitch));
+        k.setArg(5, s.rank);
+        return launch;
+      }
       const int tile_width = static_cast<int>(round_up(group_w + F - 1, 4));
       const int tile_height = static_cast<int>(group_h) + F - 1;
       const std::size_t tile_bytes = sizeof(float) * tile_width * tile_height;
@@ -201,20 +254,52 @@ class SeparableStep : public Step {
     // uninitialized, which we have not explained (docs/reliability.md).
     device.queue().enqueueFillBuffer(launch->mid, 0.0f, 0, mid_bytes);
     const std::string F_text = std::to_string(F);
-    cl::Program row_program =
-        device.program(source(options), "-D TAPS_X=" + F_text + " -D TAPS_Y=1" + blocks, label(options));
-    cl::Program column_program =
-        device.program(source(options), "-D TAPS_X=1 -D TAPS_Y=" + F_text + blocks_of(cb), label(options));
-    launch->rows = Pass{make_kernel(row_program, "convolve", label(options)),
-                        range(grid_w / b.x, mid_rows / b.y), local};
-    launch->columns = Pass{make_kernel(column_program, "convolve", label(options)),
-                           range(grid_w / cb.x, grid_h / cb.y), local};
+    // A pass without the tile is convolve_direct, built only where one runs.
+    const char* direct = " -D DIRECT_PASS";
+    cl::Program row_program = device.program(
+        source(options), "-D TAPS_X=" + F_text + " -D TAPS_Y=1" + blocks + (c.rows_direct ? direct : ""),
+        label(options));
+    cl::Program column_program = device.program(
+        source(options), "-D TAPS_X=1 -D TAPS_Y=" + F_text + blocks_of(cb) + (c.columns_direct ? direct : ""),
+        label(options));
+    // As for the fused kernel: a --kernel file must hold `convolve` even when
+    // neither pass runs it.
+    if (c.rows_direct && c.columns_direct)
+      make_kernel(column_program, "convolve", label(options)).setArg(10, 0);
+    launch->rows = Pass{make_kernel(row_program, c.rows_direct ? "convolve_direct" : "convolve", label(options)),
+                        range(grid_w / b.x, mid_rows / b.y), local, c.rows_direct ? 5 : 10};
+    launch->columns =
+        Pass{make_kernel(column_program, c.columns_direct ? "convolve_direct" : "convolve", label(options)),
+             range(grid_w / cb.x, grid_h / cb.y), local, c.columns_direct ? 5 : 10};
     // (input, pitch, output, pitch, rows, tile width, tile height) of each pass.
-    set_pass_args(device, launch->rows, launch->io.input, layout.in_pitch, launch->mid, grid_w,
-                  mid_rows, round_up(group_w + F - 1, 4), group_h, F, launch->wg);
-    set_pass_args(device, launch->columns, launch->mid, grid_w, launch->io.output, grid_w, grid_h,
-                  column_group_w, column_group_h + F - 1, F, launch->wg);
+    if (c.rows_direct)
+      set_direct_args(device, launch->rows, launch->io.input, layout.in_pitch, launch->mid, grid_w);
+    else
+      set_pass_args(device, launch->rows, launch->io.input, layout.in_pitch, launch->mid, grid_w,
+                    mid_rows, round_up(group_w + F - 1, 4), group_h, F, launch->wg);
+    if (c.columns_direct)
+      set_direct_args(device, launch->columns, launch->mid, grid_w, launch->io.output, grid_w);
+    else
+      set_pass_args(device, launch->columns, launch->mid, grid_w, launch->io.output, grid_w, grid_h,
+                    column_group_w, column_group_h + F - 1, F, launch->wg);
     return launch;
+  }
+
+  // The settings, resolved for a filter of width F and rank `rank` on a
+  // device with these facts.
+  Choices choose(const DeviceFacts& facts, const RunOptions& options, int F, int rank) const {
+    Choices c;
+    const std::string v = variant(options);
+    c.fused = v == "fused" || (v == "auto" && fused_wins(facts, F, rank));
+    if (c.fused) c.fused_direct = direct_pass(options, "fused-kernel", facts.is_gpu);
+    if (!c.fused) {
+      c.rows_direct = direct_pass(options, "rows", facts.is_gpu && kGpuRowsDirect);
+      c.columns_direct = direct_pass(options, "columns", facts.is_gpu);
+    }
+    c.b = block(facts, options, F, c.fused, "block", c.fused ? c.fused_direct : c.rows_direct);
+    c.cb = c.fused ? c.b : block(facts, options, F, false, "column-block", c.columns_direct);
+    c.unroll = unroll_rows(facts, options, c.fused);
+    return c;
   }
 
  private:
@@ -240,6 +325,26 @@ class SeparableStep : public Step {
     k.setArg(10, 0);
   }
 
+  // A pass without the tile: (input, filter, output, in_pitch, out_pitch, accumulate).
+  static void set_direct_args(DeviceContext& device, Pass& pass, const cl::Buffer& in, std::size_t in_pitch,
+                              const cl::Buffer& out, std::size_t out_pitch) {
+    cl::Kernel& k = pass.kernel;
+    check_work_group(device, k, static_cast<int>(pass.local[0]), static_cast<int>(pass.local[1]));
+    k.setArg(0, in);
+    k.setArg(2, out);
+    k.setArg(3, static_cast<int>(in_pitch));
+    k.setArg(4, static_cast<int>(out_pitch));
+    k.setArg(5, 0);
+  }
+
+  // --rows, --columns or --fused-kernel: whether that kernel runs without a tile.
+  bool direct_pass(const RunOptions& options, const std::string& name, bool by_default) const {
+    const std::string text = setting(options, name);
+    if (text != "auto" && text != "tile" && text != "direct")
+      throw UsageError("--" + name + " must be one of auto, tile, direct, not '" + text + "'");
+    return text == "auto" ? by_default : text == "direct";
+  }
+
   static void check_constant_bytes(DeviceContext& device, std::size_t bytes, int rank) {
     const std::size_t limit = device.facts().constant_mem_bytes;
     if (bytes > limit)
@@ -252,37 +357,40 @@ class SeparableStep : public Step {
   // both its tile and its row sums in local memory, so it wins only at small
   // widths, where the intermediate image's round trip through global memory
   // is the larger cost; a full-rank filter (k column passes re-reading the
-  // output) keeps it longer. The widths: the crossover (bench/crossover.sh).
-  static bool fused_wins(DeviceContext& device, int F, int rank) {
-    if (device.facts().is_gpu) return rank == 1 ? F <= 3 : F <= 11;
+  // output) keeps it longer. Without the tile (a GPU's default) it reads the
+  // image once with no local memory at all, and wins longer still. The
+  // widths: the crossover (bench/crossover.sh, docs/results/crossover-*.csv).
+  static bool fused_wins(const DeviceFacts& facts, int F, int rank) {
+    if (facts.is_gpu) return rank == 1 ? F <= 9 : F <= 15;  // without a tile (--fused-kernel)
     return rank == 1 ? F <= 3 : F <= 7;
   }
 
   // --unroll, or the tuned default: on, except the fused kernel on a CPU
   // (bench/experiments.sh separable; docs/step7-separable.md).
-  bool unroll_rows(DeviceContext& device, const RunOptions& options, bool is_fused) const {
+  bool unroll_rows(const DeviceFacts& facts, const RunOptions& options, bool is_fused) const {
     const std::string text = setting(options, "unroll");
     if (text != "auto" && text != "on" && text != "off")
       throw UsageError("--unroll must be one of auto, on, off, not '" + text + "'");
     if (text != "auto") return text == "on";
-    return !is_fused || device.facts().is_gpu;
+    return !is_fused || facts.is_gpu;
   }
 
   // --block or --column-block, or the first of the tuned blocks whose tiles
-  // fit local memory.
-  Shape2 block(DeviceContext& device, const RunOptions& options, int F, bool is_fused,
-               const std::string& name) const {
+  // fit local memory (a pass without a tile: its own tuned block).
+  Shape2 block(const DeviceFacts& facts, const RunOptions& options, int F, bool is_fused,
+               const std::string& name, bool direct) const {
     const std::string text = setting(options, name);
     if (text != "auto") {
-      auto [bx, by] = parse_size(text, "--" + name, 16);
+      auto [bx, by] = parse_size(text, "--" + name, 32);
       if (bx % 4 != 0)
         throw UsageError("--" + name + ": the width must be a multiple of 4, not " + std::to_string(bx));
       return {bx, by};
     }
+    if (direct) return name == "column-block" ? kDirectColumns : is_fused ? kDirectFused : kDirectRows;
     // A GPU's passes do best with taller blocks: fewer tile rows loaded per
     // output, most of all in the column pass (bench/experiments.sh
     // separable-blocks).
-    const bool gpu = device.facts().is_gpu;
+    const bool gpu = facts.is_gpu;
     std::vector<Shape2> tuned = {{4, 4}, {4, 2}, {4, 1}};
     if (gpu && name == "column-block") tuned.insert(tuned.begin(), {Shape2{4, 16}, Shape2{4, 8}});
     if (gpu && name == "block" && !is_fused) tuned.insert(tuned.begin(), Shape2{4, 8});
@@ -292,7 +400,7 @@ class SeparableStep : public Step {
       const std::size_t bytes = is_fused ? sizeof(float) * (round_up(w + F - 1, 4) + w) * (h + F - 1)
                                 : name == "column-block" ? sizeof(float) * w * (h + F - 1)
                                                          : sizeof(float) * round_up(w + F - 1, 4) * h;
-      if (bytes + 1024 <= device.facts().local_mem_bytes) return b;  // a KiB spare
+      if (bytes + 1024 <= facts.local_mem_bytes) return b;  // a KiB spare
     }
     return {4, 1};  // too large even so: prepare() reports the limit
   }
@@ -301,5 +409,23 @@ class SeparableStep : public Step {
 }  // namespace
 
 std::unique_ptr<Step> make_step7_separable() { return std::make_unique<SeparableStep>(); }
+
+Step7Defaults step7_default_settings(const DeviceFacts& facts, const Filter& filter, int wg_x, int wg_y) {
+  SeparableStep step;
+  RunOptions options;
+  options.wg_x = wg_x;
+  options.wg_y = wg_y;
+  const Choices c = step.choose(facts, options, filter.width, separate(filter).rank);
+  Step7Defaults d;
+  d.variant = c.fused ? "fused" : "passes";
+  d.settings = {{"block", shape_text(c.b)}, {"unroll", c.unroll ? "on" : "off"}};
+  if (c.fused) d.settings["fused-kernel"] = c.fused_direct ? "direct" : "tile";
+  if (!c.fused) {
+    d.settings["column-block"] = shape_text(c.cb);
+    d.settings["rows"] = c.rows_direct ? "direct" : "tile";
+    d.settings["columns"] = c.columns_direct ? "direct" : "tile";
+  }
+  return d;
+}
 
 }  // namespace conv

@@ -7,10 +7,14 @@
 #include <cfloat>
 #include <cmath>
 #include <random>
+#include <string>
+#include <tuple>
+#include <vector>
 
 #include "common/reference.hpp"
 #include "common/registry.hpp"
 #include "step7-separable/decompose.hpp"
+#include "step7-separable/tuning.hpp"
 #include "tests/support.hpp"
 
 using namespace conv;
@@ -124,4 +128,47 @@ TEST_CASE("step7-separable: singular values near the tolerance", "[conformance][
   for (double r : s.residual) worst = std::max(worst, std::fabs(r));
   CHECK(worst <= separable_tolerance(f));
   check_both_variants(f, rng);
+}
+
+// The defaults differ by device type (on a GPU the column pass and the
+// fused kernel run without a tile); each type's choices, as explicit settings at its default
+// work-group, run here on any device: rank 1 at several widths, rank 2 and
+// full rank (the column passes after the first add to the output).
+TEST_CASE("step7-separable: the configurations the defaults pick on a CPU and on a GPU",
+          "[conformance][step7-separable]") {
+  auto& device = conv::test::device();
+  auto step = find_step("step7-separable");
+  std::mt19937 rng(conv::test::run_seed() + 3);
+  std::vector<Filter> filters;
+  for (int width : {1, 2, 3, 4, 5, 8, 15, 17, 31})
+    filters.push_back(filter_with_singular_values({2.0}, width, rng));
+  filters.push_back(filter_with_singular_values({1.0, 0.5}, 15, rng));
+  filters.push_back(conv::test::random_filter(7, rng));  // full rank: a GPU fuses it
+  filters.push_back(conv::test::random_filter(13, rng));
+  for (bool gpu : {false, true}) {
+    DeviceFacts facts = device.facts();
+    facts.is_gpu = gpu;
+    if (gpu) facts.local_mem_bytes = 48 * 1024;  // what OpenCL offers on NVIDIA's GPUs
+    int i = 0;
+    for (const Filter& f : filters) {
+      RunOptions options;
+      std::tie(options.wg_x, options.wg_y) = step->default_work_group(facts, f.width);
+      const Step7Defaults d = step7_default_settings(facts, f, options.wg_x, options.wg_y);
+      options.variant = d.variant;
+      options.settings = d.settings;
+      conv::test::use_student_kernel("step7-separable", options);
+      const Border border = ++i % 2 ? Border::zero : Border::clamp;
+      const Problem problem = make_problem(conv::test::random_image(131, 67, rng), f, border);
+      std::string described;
+      for (const auto& [name, value] : options.settings) described += " " + name + "=" + value;
+      INFO((gpu ? "a GPU's" : "a CPU's") << " defaults for " << f.name << " (width " << f.width << "): "
+                                         << d.variant << described << ", wg " << options.wg_x << "x"
+                                         << options.wg_y << ", border " << border_name(border) << "; "
+                                         << conv::test::seed_note());
+      const RunResult r = run_step(*step, device, problem, options, 0);
+      const Comparison cmp = step->compare(r.output, problem, reference_correlate(problem.padded, f));
+      INFO(cmp.describe());
+      CHECK(cmp.passed());
+    }
+  }
 }

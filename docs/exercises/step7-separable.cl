@@ -1,12 +1,16 @@
 // Exercise, step 7 (docs/step7-separable.md, docs/coursework.md). Write the
-// bodies of convolve() (one pass) and convolve_fused() below. As handed out,
-// this file builds but computes nothing, so every conformance case of step 7
-// fails. The suite runs both variants (passes, fused) and filters of rank 1,
-// 2 and full rank. Grade it from the repository root with
+// bodies of convolve() (one pass), convolve_direct() (one pass without the
+// tile), convolve_fused() and convolve_fused_direct() (both passes in one
+// kernel, with and without the tile) below. As handed out, this file builds
+// but computes nothing, so every conformance case of step 7 fails. The
+// suite runs both variants (passes, fused), both kernels of each (--rows,
+// --columns, --fused-kernel: tile, direct) and filters of rank 1, 2 and full
+// rank. Grade it from the repository root with
 //   CLCONV_KERNEL_STEP7=docs/exercises/step7-separable.cl ctest --preset default -L step7
 //
 // The launcher builds it with -D TAPS_X=.. -D TAPS_Y=.. -D FILTER_WIDTH=F
-// -D BLOCK_X=.. -D BLOCK_Y=.. -D ALIGNED_PITCH, and -D UNROLL_ROWS on a GPU.
+// -D BLOCK_X=.. -D BLOCK_Y=.. -D WG_X=.. -D WG_Y=.. -D ALIGNED_PITCH, -D
+// UNROLL_ROWS on a GPU, and -D DIRECT_PASS where a kernel without the tile runs.
 // The row pass has TAPS_X = F, TAPS_Y = 1; the column pass TAPS_X = 1,
 // TAPS_Y = F; the fused program TAPS_X = TAPS_Y = 1 (it does not use
 // convolve()).
@@ -57,6 +61,9 @@
 // the loop over tile rows can be unrolled (UNROLL_ROWS) at any width: every
 // weight index becomes a constant. convolve_fused does both passes in one
 // kernel through __local memory instead (the lesson measures which wins).
+// convolve_direct is a pass without the tile (a GPU's passes), and
+// convolve_fused_direct both passes in one kernel without it: the caches
+// stand in for the tile.
 //
 // A pass does 2F multiply-adds per output, not F * F, so the tile copy is
 // no longer hidden behind arithmetic: at small F a pass is a copy, and its
@@ -96,6 +103,29 @@ void convolve(__global const float* input,   // padded, in_pitch floats per row
   // what the output already holds (the earlier terms' sum).
 }
 
+#ifdef DIRECT_PASS
+// A pass without the tile (--rows direct, --columns direct). Each
+// work-item reads the rows under its block straight from global memory,
+// then runs the same loop as `convolve`. The tile's job, reading each input
+// from DRAM about once, falls to the caches: the work-items along a
+// work-group row read neighbouring float4s (one coalesced transaction per
+// warp and row), and the rows that blocks above and below share come back
+// from L1 or L2. No copy, no barrier, no local memory: more work-groups fit
+// on a compute unit, and a column block can be as tall as registers allow,
+// reading BLOCK_Y + TAPS_Y - 1 rows for BLOCK_Y outputs.
+__kernel __attribute__((reqd_work_group_size(WG_X, WG_Y, 1)))
+void convolve_direct(__global const float* input,   // padded, in_pitch floats per row
+                              __constant float* filter,      // TAPS_Y x TAPS_X, row-major
+                              __global float* output,        // out_pitch floats per row
+                              const int in_pitch,
+                              const int out_pitch,
+                              const int accumulate) {        // add to the output (terms after the first)
+  // TODO 3. The same sums as convolve() with no tile: read each row under
+  // the block straight from `input` (float4 loads), BLOCK_Y x BLOCK_X sums in
+  // registers; store as float4s, adding to the output when `accumulate` is set.
+}
+#endif
+
 // Both passes in one kernel. The tile (the group's outputs plus F - 1 in
 // both directions) is loaded once; the row pass writes its sums for every
 // tile row to __local `mid`, and the column pass reads them from there, so
@@ -113,9 +143,32 @@ void convolve_fused(__global const float* input,   // padded, in_pitch floats pe
                              const int tile_width,          // work-group width * BLOCK_X + F - 1, to a multiple of 4
                              const int tile_height,         // work-group height * BLOCK_Y + F - 1
                              __local float* mid) {          // (work-group width * BLOCK_X) x tile_height
-  // TODO 3. Copy the tile (the group's outputs plus F - 1 both ways), barrier.
-  // TODO 4. For each term: the row pass over every tile row into `mid`
+  // TODO 4. Copy the tile (the group's outputs plus F - 1 both ways), barrier.
+  // TODO 5. For each term: the row pass over every tile row into `mid`
   // (BLOCK_X sums per work-item and row), barrier; the column pass from
   // `mid` into BLOCK_Y x BLOCK_X register sums, barrier.
-  // TODO 5. Store the block as float4s, with no guard.
+  // TODO 6. Store the block as float4s, with no guard.
 }
+
+#ifdef DIRECT_PASS
+// Both passes in one kernel without the tile (--fused-kernel direct). Each
+// work-item walks down the BLOCK_Y + F - 1 input rows under its block: on
+// each it runs the row pass (BLOCK_X sums from a segment read straight from
+// global memory, as convolve_direct reads it) and adds the result to the up
+// to BLOCK_Y column sums that row meets. One pass over the image and no
+// local memory, no barrier; the price is the row pass over F - 1 more rows
+// per block, (BLOCK_Y + F - 1) / BLOCK_Y times its work, which is cheap only
+// while F is small. (F and SEGMENT_FLOAT4S: as in convolve_fused.)
+__kernel __attribute__((reqd_work_group_size(WG_X, WG_Y, 1)))
+void convolve_fused_direct(__global const float* input,   // padded, in_pitch floats per row
+                                    __constant float* filter,      // per term: F row weights, F column weights
+                                    __global float* output,        // out_pitch floats per row
+                                    const int in_pitch,
+                                    const int out_pitch,
+                                    const int rank) {              // terms in `filter`
+  // TODO 7. convolve_fused() with no tile and no `mid`: for each term, walk
+  // down the BLOCK_Y + F - 1 input rows under the block; on each, the row
+  // pass (BLOCK_X sums from a segment read straight from `input`), added to
+  // the column sums that row meets. Store the block as float4s.
+}
+#endif
