@@ -225,12 +225,12 @@ def rows_matching(csv_name, spec):
     step, _, variant = step.partition("/")
     match = {"step": step} if step else {}
     if variant:
-        match["variant"] = variant.replace("~", " ")
+        match["variant"] = variant
     for kv in filter(None, cond.split(",")):
         k, _, v = kv.partition("=")
         if rows and k not in rows[0]:
             raise SystemExit("docs.py: value '{}': {}.csv has no column '{}'".format(spec, csv_name, k))
-        match[k] = v.replace("~", " ")
+        match[k] = v
     return [r for r in rows if all(r.get(k) in v.split("|") for k, v in match.items())]
 
 
