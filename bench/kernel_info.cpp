@@ -35,11 +35,11 @@ int main(int argc, char** argv) {
 
     auto step = find_step(step_name);
     RunOptions run;
-    run.variant = variant;
+    if (!variant.empty()) run.values["variant"] = variant;
     for (const auto& s : sets) {
       auto eq = s.find('=');
       if (eq == std::string::npos) throw UsageError("--set: expected NAME=VALUE, got '" + s + "'");
-      run.settings[s.substr(0, eq)] = s.substr(eq + 1);
+      run.values[s.substr(0, eq)] = s.substr(eq + 1);
     }
     if (!kernel_file.empty()) {
       run.kernel_source = read_text_file(kernel_file);

@@ -86,10 +86,6 @@ int main(int argc, char** argv) {
                  "device (the same cores; chosen with the device options, default --device-type cpu)");
     add_device_options(app, device_options);
     if (int rc = parse_command_line(app, argc, argv); rc >= 0) return rc;
-    if (device_options.list) {
-      print_device_list(std::cout);
-      return 0;
-    }
 
     const Border border = parse_border(border_text);
     std::vector<Filter> filters;

@@ -101,10 +101,6 @@ int main(int argc, char** argv) {
                    "--steps; rows name the file in their variant)");
     add_device_options(app, device_options);
     if (int rc = parse_command_line(app, argc, argv); rc >= 0) return rc;
-    if (device_options.list) {
-      print_device_list(std::cout);
-      return 0;
-    }
 
     std::vector<std::unique_ptr<Step>> steps;
     if (steps_text.empty())
@@ -161,7 +157,7 @@ int main(int argc, char** argv) {
       std::vector<std::map<std::string, std::string>> combos = {{}};
       for (const auto& [name, values] : sets) {
         bool has = false;
-        for (const auto& st : step.settings()) has |= st.name == name;
+        for (const auto& o : step.options()) has |= o.name == name && name != "variant";
         if (!has) continue;
         std::vector<std::map<std::string, std::string>> next;
         for (const auto& combo : combos)
@@ -177,7 +173,7 @@ int main(int argc, char** argv) {
     for (auto& step : steps)
       for (const auto& combo : settings_for(*step)) {
         RunOptions probe;
-        probe.settings = combo;
+        probe.values = combo;
         step->describe(probe);  // unknown values: usage error now
       }
     if (!output.empty() && (output.size() < 5 || output.substr(output.size() - 4) != ".csv"))
@@ -269,8 +265,8 @@ int main(int argc, char** argv) {
               for (const auto& variant : variants)
               for (const auto& combo : settings_for(*step)) {
                 RunOptions options;
-                options.variant = variant;
-                options.settings = combo;
+                options.values = combo;
+                options.values["variant"] = variant;
                 std::tie(options.wg_x, options.wg_y) =
                     wg_x > 0 ? std::pair<int, int>{wg_x, wg_y}
                              : step->default_work_group(device.facts(), filter.width);

@@ -41,10 +41,6 @@ int main(int argc, char** argv) {
     app.add_flag("--csv", csv, "Print CSV (one header row) instead of a table");
     add_device_options(app, device_options);
     if (int rc = parse_command_line(app, argc, argv); rc >= 0) return rc;
-    if (device_options.list) {
-      print_device_list(std::cout);
-      return 0;
-    }
 
     RunOptions run;
     std::tie(run.wg_x, run.wg_y) = parse_size(wg, "--wg", 1 << 14);
@@ -119,7 +115,7 @@ int main(int argc, char** argv) {
             variant == all.front() ? baseline_key : step->name() + " " + all.front();
         const double prev_ms = measured_ms.count(compared_with) ? measured_ms[compared_with] : NAN;
         RunOptions options = run;
-        options.variant = variant;
+        options.values["variant"] = variant;
         try {
           RunResult result = run_step(*step, device, problem, options, reps);
           Row row = base_row(step->name(), variant);

@@ -27,7 +27,13 @@ std::string format_seconds(double s) {
 }  // namespace
 
 void add_device_options(CLI::App& app, DeviceOptions& o) {
-  app.add_flag("--list-devices", o.list, "List OpenCL platforms and devices, then exit");
+  app.add_flag_callback(
+      "--list-devices",
+      [] {
+        print_device_list(std::cout);
+        throw CLI::Success();  // parse_command_line: exit 0
+      },
+      "List OpenCL platforms and devices, then exit");
   app.add_option("--platform", o.choice.platform,
                  "Platform by index or name substring (default: any)")
       ->envname("CLCONV_PLATFORM");
@@ -82,6 +88,8 @@ int parse_command_line(CLI::App& app, int argc, char** argv) {
   } catch (const CLI::CallForAllHelp&) {
     std::cout << app.help("", CLI::AppFormatMode::All);
     return 0;
+  } catch (const CLI::Success&) {  // --list-devices, after printing the list
+    return 0;
   } catch (const CLI::ParseError& e) {
     std::cerr << app.get_name() << ": " << e.what() << " (see --help)\n";
     return 2;
@@ -94,21 +102,15 @@ int step_main(int argc, char** argv, Step& step) {
     CLI::App app(step.name() + ": " + step.summary(), step.name());
     DeviceOptions device_options;
     ProblemOptions problem_options;
-    std::string wg = "auto", output, kernel_file, variant;
-    std::map<std::string, std::string> run_settings;
+    std::string wg = "auto", output, kernel_file;
+    std::map<std::string, std::string> values;  // the step's options, by name
     int reps = 10;
     bool verify = false, csv = false;
     add_problem_options(app, problem_options);
-    if (step.variants().size() > 1) {
-      std::string list;
-      for (const auto& v : step.variants()) list += (list.empty() ? "" : ", ") + v;
-      app.add_option("--variant", variant, "Kernel variant: " + list + " (default: " +
-                                               step.variants().front() + ")");
-    }
-    for (const auto& setting : step.settings()) {
-      auto* opt = app.add_option("--" + setting.name, run_settings[setting.name], setting.help);
-      opt->default_str(setting.default_value);
-      if (!setting.choices.empty()) opt->check(CLI::IsMember(setting.choices));
+    for (const auto& o : step.options()) {
+      auto* opt = app.add_option("--" + o.name, values[o.name], o.help);
+      opt->default_str(o.default_value);
+      if (!o.choices.empty()) opt->check(CLI::IsMember(o.choices));
     }
     app.add_option("--wg", wg, "Work-group shape WxH, or auto (16x16 unless the step tunes its own)")
         ->capture_default_str();
@@ -128,17 +130,12 @@ int step_main(int argc, char** argv, Step& step) {
     add_device_options(app, device_options);
     if (int rc = parse_command_line(app, argc, argv); rc >= 0) return rc;
 
-    if (device_options.list) {
-      print_device_list(std::cout);
-      return 0;
-    }
     // Every check of the command line first (exit 2), then the files, and
     // only then the device.
     RunOptions run;
     if (wg != "auto") std::tie(run.wg_x, run.wg_y) = parse_size(wg, "--wg", 1 << 14);
-    run.variant = variant;
-    for (const auto& [name, value] : run_settings)
-      if (!value.empty()) run.settings[name] = value;
+    for (const auto& [name, value] : values)
+      if (!value.empty()) run.values[name] = value;
     step.check_options(run);
     const Border border = parse_border(problem_options.border);
     if (!output.empty()) check_output_path(output);  // also: can it be written?

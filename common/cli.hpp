@@ -12,10 +12,9 @@ namespace conv {
 
 struct DeviceOptions {
   DeviceChoice choice;
-  bool list = false;
 };
 
-// --list-devices, --platform, --device, --device-type (each with an
+// --list-devices (prints the list and ends the parse: exit 0), --platform, --device, --device-type (each with an
 // environment variable: CLCONV_PLATFORM, CLCONV_DEVICE, CLCONV_DEVICE_TYPE).
 void add_device_options(CLI::App& app, DeviceOptions& options);
 
@@ -32,7 +31,7 @@ void add_problem_options(CLI::App& app, ProblemOptions& options);
 int guarded_main(const std::string& program, const std::function<int()>& body);
 
 // Parses argv into `app`; returns -1 to go on, or the exit status for --help
-// (0) and for a parse error (2, after one line on stderr).
+// and --list-devices (0) and for a parse error (2, after one line on stderr).
 int parse_command_line(CLI::App& app, int argc, char** argv);
 
 // --timeout's default when --kernel is given: a kernel that never returns

@@ -84,6 +84,16 @@ void check_work_group(DeviceContext& device, const cl::Kernel& kernel, int wg_x,
     throw Error("work-group " + shape + " = " + std::to_string(items) +
                 " work-items is over this kernel's limit of " + std::to_string(kernel_max) +
                 " on " + f.name + " (CL_KERNEL_WORK_GROUP_SIZE)");
+  check_private_memory(device, kernel, items, "work-group " + shape);
+}
+
+cl::LocalSpaceArg local_tile(DeviceContext& device, const cl::Kernel& kernel, int tile_width,
+                             int tile_height, const std::string& shape) {
+  const std::size_t bytes = sizeof(float) * static_cast<std::size_t>(tile_width) * tile_height;
+  check_local_memory(device, kernel, bytes,
+                     "a " + std::to_string(tile_width) + "x" + std::to_string(tile_height) +
+                         " tile (" + shape + ")");
+  return cl::Local(bytes);
 }
 
 }  // namespace conv

@@ -16,7 +16,8 @@ namespace conv {
 // over the device's limits (total and per dimension), whatever the kernel.
 void check_work_group_shape(DeviceContext& device, int wg_x, int wg_y, int wg_z = 1);
 
-// As check_work_group_shape, and also against `kernel`'s own limit.
+// As check_work_group_shape, and also against `kernel`'s own limit and, on a
+// CPU, the stack its work-items' private memory needs (check_private_memory).
 void check_work_group(DeviceContext& device, const cl::Kernel& kernel, int wg_x, int wg_y);
 
 // Throws Error naming the limit when one buffer of `bytes` is more than the
@@ -40,5 +41,11 @@ void check_constant_filter(DeviceContext& device, const Filter& filter);
 // what `kernel` already uses, exceed the device's local memory.
 void check_local_memory(DeviceContext& device, const cl::Kernel& kernel, std::size_t bytes,
                         const std::string& what);
+
+// The __local argument for a tile of tile_width x tile_height floats, after
+// check_local_memory; the error names the tile and `shape` ("work-group
+// 16x16, filter 7"). Steps 3-6 pass it to their kernels.
+cl::LocalSpaceArg local_tile(DeviceContext& device, const cl::Kernel& kernel, int tile_width,
+                             int tile_height, const std::string& shape);
 
 }  // namespace conv

@@ -1,9 +1,15 @@
-// A launch, to the harness: the problem a step is given (a padded image and
-// a filter) and the prepared kernel launch it returns; BufferLaunch is the
-// common case of three buffers and one 2D range.
+// What a step's launcher works with and hands back. The launcher itself
+// (each step's launcher.cpp) spells out its OpenCL host code: the buffers,
+// the program, a typed kernel functor, the ranges, the enqueue and the
+// read-back. The harness gives it a problem and takes back a Launch: two
+// functions, run and read, plus the buffers it made through the Launch,
+// whose margins the harness checks and whose outputs it poisons.
 #pragma once
 #include <cstddef>
+#include <functional>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "common/border.hpp"
 #include "common/cl.hpp"
@@ -27,65 +33,46 @@ struct Problem {
 
 Problem make_problem(const Image& image, const Filter& filter, Border border);
 
-// A prepared launch: buffers uploaded, arguments set.
+// A prepared launch: the launcher makes its device buffers through buffer()
+// and output_buffer(), sets `run` and `read`, and returns it; the harness
+// runs it (run_launch, common/run_step.hpp).
 class Launch {
  public:
-  virtual ~Launch() = default;
-  virtual cl::Event enqueue(cl::CommandQueue& queue) = 0;
-  // Fills the output with poison_value(), so a pixel the kernel forgets
-  // cannot pass.
-  virtual void poison_output(cl::CommandQueue& queue) = 0;
-  // Throws KernelFault when a launch wrote outside its buffers (their guard
-  // bands, GuardedBuffer). A launch without guards checks nothing.
-  virtual void check_guards(cl::CommandQueue&) {}
-  virtual Image read_output(cl::CommandQueue& queue) = 0;
-  // The work-group shape actually used, as "16x16" (may differ from asked).
-  virtual std::string work_group() const = 0;
-  // The time one launch took, given the event enqueue() returned. A launch
-  // of several kernels returns its last event and measures from its first.
-  virtual double elapsed_ms(const cl::Event& last) const { return event_ms(last); }
-  // One line on what this launch does beyond the direct sum (a filter's
-  // rank, a transform size); empty for steps 1-6.
-  virtual std::string note() const { return ""; }
-};
+  explicit Launch(DeviceContext& device) : device_(&device) {}
 
-// How the images lie in device memory. Zero means dense: the padded image's
-// own width and height for the input, the output's for the output. A larger
-// pitch (floats per row) aligns every row; more rows or a wider pitch also
-// give a kernel room to read and write past the image without range checks.
-struct Layout {
-  std::size_t in_pitch = 0, in_rows = 0;
-  std::size_t out_pitch = 0, out_rows = 0;
-};
+  // A device buffer of `bytes` for the kernel, checked against the device's
+  // allocation limit. The harness puts guard margins around it and checks
+  // them after the launches (GuardedBuffer, docs/reliability.md); `pitch`
+  // (floats per row) lets that check name the (x, y) of a stray write.
+  cl::Buffer buffer(cl_mem_flags flags, std::size_t bytes, const std::string& what,
+                    std::size_t pitch = 0);
+  // As buffer(), for a buffer the kernel writes its result to: the harness
+  // fills it with poison_value() before the checked launch, so a pixel the
+  // kernel forgets cannot pass.
+  cl::Buffer output_buffer(cl_mem_flags flags, std::size_t bytes, const std::string& what,
+                           std::size_t pitch = 0);
 
-// The common case: a padded input buffer, a filter buffer and an output
-// buffer, each with guard bands; one 2D kernel over the output, global size
-// rounded up to the work-group. Dense buffers are copied whole; pitched ones
-// are zero-filled and the image goes in and out with
-// enqueueWriteBufferRect/ReadBufferRect.
-class BufferLaunch : public Launch {
- public:
-  BufferLaunch(DeviceContext& device, const Problem& problem, Layout layout = {});
-  cl::Event enqueue(cl::CommandQueue& queue) override;
-  void poison_output(cl::CommandQueue& queue) override;
-  void check_guards(cl::CommandQueue& queue) override;
-  Image read_output(cl::CommandQueue& queue) override;
-  std::string work_group() const override;
+  // Enqueues the step's kernel(s) once; returns the last kernel's event.
+  std::function<cl::Event()> run;
+  // Reads the result back from the device (after run's event completed).
+  std::function<Image()> read;
+  // The time of one run, from run's event: event_ms for one kernel; a
+  // launch of several kernels measures from its first (span_ms).
+  std::function<double(const cl::Event&)> elapsed = event_ms;
+  std::string work_group;  // the shape used, "16x16" (may differ from the one asked)
+  std::string note;        // a line on what it does beyond the direct sum; may be empty
 
-  // Sets the arguments every 2D step's kernel starts with: input, filter,
-  // output, in_pitch, out_width, out_height, filter_width (0..6).
-  void set_standard_args(const Problem& problem);
+  // For the harness: fill every output buffer with the poison; throw
+  // KernelFault when a margin was written.
+  void poison_outputs();
+  void check_guards();
 
-  // Checks the shape against the device and the kernel and sets the ranges:
-  // one work-item per output pixel unless items_x/items_y say otherwise.
-  void set_ranges(DeviceContext& device, int wg_x, int wg_y, int items_x = -1, int items_y = -1);
-
-  cl::Buffer input, filter, output;  // what the kernel gets: the guarded buffers' insides
-  GuardedBuffer guarded_input, guarded_filter, guarded_output;
-  Layout layout;  // with the zeros replaced by the dense sizes
-  cl::Kernel kernel;
-  cl::NDRange global, local;
-  int out_width = 0, out_height = 0;
+ private:
+  friend Launch adopt(DeviceContext&, std::unique_ptr<class LegacyLaunch>);  // TEMPORARY
+  std::function<void()> legacy_poison_, legacy_check_;                        // TEMPORARY
+  DeviceContext* device_;
+  std::vector<GuardedBuffer> guarded_;
+  std::vector<std::size_t> outputs_;  // indexes into guarded_
 };
 
 // The kernel called `name` in `program`; a clear Error when a --kernel file
@@ -96,5 +83,8 @@ cl::Kernel make_kernel(const cl::Program& program, const std::string& name,
 inline std::size_t round_up(std::size_t value, std::size_t multiple) {
   return (value + multiple - 1) / multiple * multiple;
 }
+
+// "16x16", from a local range.
+std::string shape_text(const cl::NDRange& range);
 
 }  // namespace conv

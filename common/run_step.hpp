@@ -1,6 +1,7 @@
-// The run-and-time loop: one step's launch, checked once into a poisoned
-// output, then timed.
+// The run-and-time loop, one for every launch: the steps', the filter
+// bank's, the volume's and the histogram's.
 #pragma once
+#include <functional>
 #include <string>
 
 #include "common/image.hpp"
@@ -10,18 +11,22 @@
 
 namespace conv {
 
+// Poisons the launch's outputs, runs it once and checks its guard margins,
+// calls `check_first` (which reads the result and checks it), then runs it
+// `warmup` more times untimed and `reps` times timed, and checks the margins
+// again. Returns the timed runs' statistics (empty for reps = 0).
+Stats run_launch(Launch& launch, int reps, int warmup, const std::function<void()>& check_first);
+
 struct RunResult {
   Image output;   // from the first launch, into a poisoned buffer; checked by check_result()
   Stats stats;    // of the timed launches
   std::string work_group;
-  std::string note;  // Launch::note()
+  std::string note;  // Launch::note
 };
 
-// Prepares, runs once into a poisoned output (that output is the result),
-// then `warmup` more untimed launches and `reps` timed ones. Throws
-// KernelFault when the result holds untouched or non-finite pixels, or a
-// launch wrote outside its buffers (checked after the first launch and
-// after the timed ones).
+// A step's launch through run_launch: the first run's output is the
+// result. Throws KernelFault when it holds untouched or non-finite pixels,
+// or a launch wrote outside its buffers.
 RunResult run_step(Step& step, DeviceContext& device, const Problem& problem,
                    const RunOptions& options, int reps, int warmup = 1);
 

@@ -31,44 +31,73 @@ std::string Step::label(const RunOptions& options) const {
   return options.kernel_label.empty() ? name() : options.kernel_label;
 }
 
-std::string Step::variant(const RunOptions& options) const {
-  auto all = variants();
-  if (options.variant.empty()) return all.front();
-  for (const auto& v : all)
-    if (v == options.variant) return v;
-  std::string list;
-  for (const auto& v : all) list += (list.empty() ? "" : ", ") + v;
-  throw UsageError("--variant: " + name() + " has no variant '" + options.variant +
-                   "' (it has: " + list + ")");
+std::vector<std::string> Step::variants() const {
+  for (const auto& o : options())
+    if (o.name == "variant") return o.choices;
+  return {"default"};
 }
 
-std::string Step::setting(const RunOptions& options, const std::string& name) const {
-  for (const auto& s : settings()) {
-    if (s.name != name) continue;
-    auto it = options.settings.find(name);
-    if (it == options.settings.end() || it->second.empty()) return s.default_value;
-    if (s.choices.empty()) return it->second;
-    for (const auto& c : s.choices)
+std::string Step::variant(const RunOptions& options) const {
+  for (const auto& o : this->options())
+    if (o.name == "variant") return option(options, "variant");
+  // A step with one kernel: its variant is "default".
+  auto it = options.values.find("variant");
+  if (it != options.values.end() && !it->second.empty() && it->second != "default")
+    throw UsageError("--variant: " + name() + " has no variant '" + it->second + "' (it has: default)");
+  return "default";
+}
+
+std::string Step::option(const RunOptions& options, const std::string& name) const {
+  for (const auto& o : this->options()) {
+    if (o.name != name) continue;
+    auto it = options.values.find(name);
+    if (it == options.values.end() || it->second.empty()) return o.default_value;
+    if (o.choices.empty()) return it->second;
+    for (const auto& c : o.choices)
       if (c == it->second) return c;
     std::string list;
-    for (const auto& c : s.choices) list += (list.empty() ? "" : ", ") + c;
-    throw UsageError("--" + name + " must be one of " + list + ", not '" + it->second + "'");
+    for (const auto& c : o.choices) list += (list.empty() ? "" : ", ") + c;
+    throw UsageError("--" + name + ": " + this->name() + " has no " + name + " '" + it->second +
+                     "' (it has: " + list + ")");
   }
-  throw UsageError(this->name() + " has no setting '" + name + "'");
+  throw UsageError(this->name() + " has no option '" + name + "'");
 }
 
 std::string Step::describe(const RunOptions& options) const {
-  std::string text = variant(options);
-  for (const auto& s : settings()) {
-    const std::string value = setting(options, s.name);
-    if (value != s.default_value) text += " " + s.name + "=" + value;
-  }
-  for (const auto& [key, value] : options.settings) {
+  for (const auto& [key, value] : options.values) {
     bool known = false;
-    for (const auto& s : settings()) known |= s.name == key;
-    if (!known) throw UsageError(name() + " has no setting '" + key + "'");
+    for (const auto& o : this->options()) known |= o.name == key;
+    if (!known && !(key == "variant" && value == "default"))
+      throw UsageError(name() + " has no option '" + key + "'");
+  }
+  std::string text = variant(options);
+  for (const auto& o : this->options()) {
+    if (o.name == "variant") continue;
+    const std::string value = option(options, o.name);
+    if (value != o.default_value) text += " " + o.name + "=" + value;
   }
   return text;
+}
+
+std::vector<RunOptions> suite_configurations(const Step& step) {
+  std::vector<RunOptions> configs;
+  const auto variants = step.variants();
+  for (const auto& v : variants) {
+    configs.emplace_back();
+    if (variants.size() > 1) configs.back().values["variant"] = v;
+  }
+  for (const auto& o : step.options()) {
+    if (o.name == "variant") continue;
+    auto values = o.choices;
+    values.insert(values.end(), o.test_values.begin(), o.test_values.end());
+    for (const auto& value : values)
+      if (value != o.default_value) {
+        configs.emplace_back();
+        if (variants.size() > 1) configs.back().values["variant"] = variants.front();
+        configs.back().values[o.name] = value;
+      }
+  }
+  return configs;
 }
 
 }  // namespace conv

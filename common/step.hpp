@@ -14,6 +14,7 @@
 #include "common/device.hpp"
 #include "common/device_checks.hpp"
 #include "common/launch.hpp"
+#include "common/legacy_launch.hpp"  // TEMPORARY
 #include "common/reference.hpp"
 #include "common/report.hpp"
 
@@ -25,20 +26,21 @@ namespace conv {
 Row problem_row(const DeviceFacts& facts, const std::string& step, const std::string& variant,
                 const Problem& problem);
 
+// One named option of a step: its kernel variant ("variant", offered as
+// --variant) or one of its own settings (step 5's --aligned, step 6's
+// --block). The executable offers each as --NAME; sweep takes lists of
+// them; the conformance suite runs every choice (suite_configurations).
+struct StepOption {
+  std::string name, help, default_value;
+  std::vector<std::string> choices;      // empty: any text the step accepts
+  std::vector<std::string> test_values;  // free text: what the suite also runs
+};
+
 struct RunOptions {
-  std::string variant;         // empty: the step's first (default) variant
-  std::map<std::string, std::string> settings;  // a step's own options, by name
+  std::map<std::string, std::string> values;  // by option name; absent: the default
   int wg_x = 16, wg_y = 16;    // work-group shape
   std::string kernel_source;   // empty: the step's embedded kernel
   std::string kernel_label;    // names the source in build errors
-};
-
-// An option only one step has (step 5's --aligned, step 6's --block): the
-// step executable offers it as --NAME, sweeps as --set NAME=V1,V2.
-struct StepSetting {
-  std::string name, help, default_value;
-  std::vector<std::string> choices;  // empty: any text the step accepts
-  std::vector<std::string> test_values;  // free-text settings: what the suite also runs
 };
 
 class Step {
@@ -46,14 +48,15 @@ class Step {
   virtual ~Step() = default;
   virtual std::string name() const = 0;     // "step1-naive": folder and executable
   virtual std::string summary() const = 0;  // one line for --help and the tour
-  virtual std::vector<std::string> variants() const { return {"default"}; }
-  virtual std::vector<StepSetting> settings() const { return {}; }
+  // The step's options, the kernel variant first when it has several.
+  virtual std::vector<StepOption> options() const { return {}; }
   virtual std::string embedded_source() const = 0;
   // The previous step's variant this step builds on, so that "x prev"
   // credits one idea; "" means the previous step's first variant.
   virtual std::string builds_on() const { return ""; }
-  virtual std::unique_ptr<Launch> prepare(DeviceContext& device, const Problem& problem,
-                                          const RunOptions& options) = 0;
+  // The launcher: buffers, program, kernel, ranges, and how to run and read.
+  virtual Launch prepare(DeviceContext& device, const Problem& problem,
+                         const RunOptions& options) = 0;
   // The work-group shape `--wg auto` (the default) gives this step.
   virtual std::pair<int, int> default_work_group(const DeviceFacts&, int /*filter_width*/) const {
     return {16, 16};
@@ -70,17 +73,25 @@ class Step {
   // The source to build: --kernel's file if given, else the embedded one.
   std::string source(const RunOptions& options) const;
   std::string label(const RunOptions& options) const;
-  // The variant asked for, checked against variants(); "" -> the first one.
+  // The kernel variants: the "variant" option's choices, or {"default"}.
+  std::vector<std::string> variants() const;
+  // The variant asked for, or the first one.
   std::string variant(const RunOptions& options) const;
-  // A setting's value (checked against its choices), or its default.
-  std::string setting(const RunOptions& options, const std::string& name) const;
-  // "float4" or "float4 aligned=off": the variant plus every setting that is
-  // not at its default, for reports.
+  // An option's value (checked against its choices), or its default.
+  std::string option(const RunOptions& options, const std::string& name) const;
+  // "float4" or "float4 aligned=off": the variant plus every other option
+  // not at its default, for reports. Throws UsageError for an option the
+  // step does not have.
   std::string describe(const RunOptions& options) const;
   // Throws UsageError for options this step cannot take (an unknown variant
   // or setting, a work-group shape it cannot use), before any work is done.
   virtual void check_options(const RunOptions& options) const { describe(options); }
 };
+
+// What the conformance suite and the kernel checks run a step as: every
+// variant with the other options at their defaults, then every other choice
+// (or test value) of every other option with the first variant.
+std::vector<RunOptions> suite_configurations(const Step& step);
 
 }  // namespace conv
 

@@ -150,10 +150,6 @@ int run(int argc, char** argv, const sigset_t& interrupts) {
       "Exit status: 0 when every submission was graded (whatever the verdicts), 1 when the "
       "grader could not run, 2 for a command-line mistake.");
   if (int rc = parse_command_line(app, argc, argv); rc >= 0) return rc;
-  if (device_options.list) {
-    print_device_list(std::cout);
-    return 0;
-  }
 
   if (step_name.empty()) throw UsageError("--step is required: the step graded (" + gradable_steps() + ")");
   if (folder.empty()) throw UsageError("name the folder of submissions");

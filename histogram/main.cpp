@@ -50,10 +50,6 @@ int main(int argc, char** argv) {
                  "Always compile from source (also: CLCONV_NO_BINARY_CACHE=1)");
     add_device_options(app, device);
     if (int rc = parse_command_line(app, argc, argv); rc >= 0) return rc;
-    if (device.list) {
-      print_device_list(std::cout);
-      return 0;
-    }
     o.device = device.choice;
     return histogram::run_histogram(o);
   });

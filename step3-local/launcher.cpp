@@ -1,11 +1,11 @@
-// Step 3's launcher: as step 2, plus the __local tile. Its size depends on
-// the work-group and the filter, so it is passed as a kernel argument (a
-// size with no data) and checked against the device's local memory.
+// Step 3's launcher: step 2's, plus the __local tile. Its size depends on
+// the work-group and the filter, so it is a kernel argument (a size with no
+// data, cl::Local) after a check against the device's local memory.
 #include "common/step.hpp"
 
 namespace conv {
 namespace embedded {
-extern const char* const step3_local_kernel;
+extern const char* const step3_local_kernel;  // convolve.cl, embedded at build time
 }
 
 namespace {
@@ -18,24 +18,60 @@ class LocalStep : public Step {
   }
   std::string embedded_source() const override { return embedded::step3_local_kernel; }
 
-  std::unique_ptr<Launch> prepare(DeviceContext& device, const Problem& problem,
-                                  const RunOptions& options) override {
+  Launch prepare(DeviceContext& device, const Problem& problem, const RunOptions& options) override {
     check_constant_filter(device, problem.filter);
-    auto launch = std::make_unique<BufferLaunch>(device, problem);
+    cl::CommandQueue& queue = device.queue();
+    const Image& in = problem.padded;
+    const std::vector<float>& weights = problem.filter.weights;
+    const int in_pitch = in.width;  // floats per input row
+    const int out_width = problem.out_width(), out_height = problem.out_height();
+    const int filter_width = problem.filter.width;
+
+    // 1. Buffers: the padded image and the filter go in, the output comes
+    //    out. Launch::buffer is clCreateBuffer plus the harness's guard
+    //    margins; cl::copy maps the buffer and copies into it.
+    Launch launch(device);
+    cl::Buffer input = launch.buffer(CL_MEM_READ_ONLY, in.pixels.size() * sizeof(float), "the padded input", in_pitch);
+    cl::copy(queue, in.pixels.cbegin(), in.pixels.cend(), input);
+    cl::Buffer filter = launch.buffer(CL_MEM_READ_ONLY, weights.size() * sizeof(float), "the filter");
+    cl::copy(queue, weights.cbegin(), weights.cend(), filter);
+    cl::Buffer output = launch.output_buffer(
+        CL_MEM_WRITE_ONLY, sizeof(float) * out_width * out_height, "the output", out_width);
+
+    // 2. The program, compiled for this device at run time (the harness
+    //    keeps built programs, so a sweep builds each once), and the kernel
+    //    as a functor whose argument types match convolve.cl's parameters.
     cl::Program program = device.program(source(options), "", label(options));
-    launch->kernel = make_kernel(program, "convolve", label(options));
-    launch->set_standard_args(problem);
-    const int tile_width = options.wg_x + problem.filter.width - 1;
-    const int tile_height = options.wg_y + problem.filter.width - 1;
-    const std::size_t tile_bytes = sizeof(float) * tile_width * tile_height;
-    launch->set_ranges(device, options.wg_x, options.wg_y);
-    check_local_memory(device, launch->kernel, tile_bytes,
-                       "a " + std::to_string(tile_width) + "x" + std::to_string(tile_height) +
-                           " tile (work-group " + launch->work_group() + ", filter " +
-                           std::to_string(problem.filter.width) + ")");
-    launch->kernel.setArg(7, cl::Local(tile_bytes));
-    launch->kernel.setArg(8, tile_width);
-    launch->kernel.setArg(9, tile_height);
+    cl::KernelFunctor<cl::Buffer, cl::Buffer, cl::Buffer, int, int, int, int, cl::LocalSpaceArg, int, int>
+        convolve(
+        make_kernel(program, "convolve", label(options)));
+
+    // 3. The ranges: one work-item per output pixel, in work-groups of
+    //    wg_x x wg_y; the global range is rounded up to whole work-groups,
+    //    and the kernel skips the work-items past the image.
+    check_work_group(device, convolve.getKernel(), options.wg_x, options.wg_y);
+    const cl::NDRange local(options.wg_x, options.wg_y);
+    const cl::NDRange global(round_up(out_width, options.wg_x), round_up(out_height, options.wg_y));
+    // The tile: the work-group's outputs plus the filter's reach.
+    const int tile_width = options.wg_x + filter_width - 1;
+    const int tile_height = options.wg_y + filter_width - 1;
+    const cl::LocalSpaceArg tile =
+        local_tile(device, convolve.getKernel(), tile_width, tile_height,
+                   "work-group " + shape_text(local) + ", filter " + std::to_string(filter_width));
+
+    // 4. Run: one enqueue of the kernel with its arguments; the event
+    //    carries the kernel's start and end times.
+    launch.run = [=, &queue]() mutable {
+      return convolve(cl::EnqueueArgs(queue, global, local), input, filter, output, in_pitch,
+                      out_width, out_height, filter_width, tile, tile_width, tile_height);
+    };
+    // 5. Read: the output buffer back into an image.
+    launch.read = [=, &queue] {
+      Image result(out_width, out_height);
+      cl::copy(queue, output, result.pixels.begin(), result.pixels.end());
+      return result;
+    };
+    launch.work_group = shape_text(local);
     return launch;
   }
 };

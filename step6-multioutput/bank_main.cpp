@@ -33,10 +33,6 @@ int main(int argc, char** argv) {
                                           "(default: 4x4 for banks of 1-2, 4x2 for 4, 4x1 for 8-16)");
     add_extras_options(app, o, "Check every output plane against the serial reference; exit 1 if over tolerance");
     if (int rc = parse_command_line(app, argc, argv); rc >= 0) return rc;
-    if (o.device.list) {
-      print_device_list(std::cout);
-      return 0;
-    }
     const std::vector<int> banks = parse_bank_list(o.banks);
     auto [wg_x, wg_y] = parse_size(wg, "--wg", 1 << 14);
     std::pair<int, int> block{0, 0};

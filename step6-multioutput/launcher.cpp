@@ -90,7 +90,7 @@ class MultiOutputStep : public Step {
   std::string summary() const override {
     return "register blocking: each work-item computes a block of outputs from registers";
   }
-  std::vector<StepSetting> settings() const override {
+  std::vector<StepOption> options() const override {
     return {{"block",
              "Outputs per work-item WxH, W a multiple of 4 (default: tuned per device type, "
              "docs/step6-multioutput.md)",
@@ -127,8 +127,7 @@ class MultiOutputStep : public Step {
     return facts.is_gpu ? std::pair<int, int>{32, 4} : std::pair<int, int>{16, 16};
   }
 
-  std::unique_ptr<Launch> prepare(DeviceContext& device, const Problem& problem,
-                                  const RunOptions& options) override {
+  Launch prepare(DeviceContext& device, const Problem& problem, const RunOptions& options) override {
     check_constant_filter(device, problem.filter);
     const int F = problem.filter.width;
     const bool vectors = vector_block(device, options, F);
@@ -185,7 +184,7 @@ class MultiOutputStep : public Step {
     launch->kernel.setArg(7, cl::Local(tile_bytes));
     launch->kernel.setArg(8, tile_width);
     launch->kernel.setArg(9, tile_height);
-    return launch;
+    return adopt(device, std::move(launch));
   }
 
  private:
@@ -193,21 +192,21 @@ class MultiOutputStep : public Step {
   // F <= 7; on a GPU, the rows up to F = 15 when the weights are inline).
   bool unroll_rows(DeviceContext& device, const RunOptions& options, int F, bool vectors,
                    bool weights_inline) const {
-    const std::string text = setting(options, "unroll");
+    const std::string text = option(options, "unroll");
     if (text != "auto") return text == "on";
     return vectors ? F <= 7 : step6_unroll_rows_by_default(device.facts(), F, weights_inline);
   }
 
   // --copy, or the tuned default.
   bool flat_copy(DeviceContext& device, const RunOptions& options) const {
-    const std::string text = setting(options, "copy");
+    const std::string text = option(options, "copy");
     if (text != "auto") return text == "flat";
     return step6_flat_copy_by_default(device.facts());
   }
 
   // --weights, or the tuned default: "constant", "local" or "inline".
   std::string weights_place(DeviceContext& device, const RunOptions& options, int F) const {
-    const std::string text = setting(options, "weights");
+    const std::string text = option(options, "weights");
     if (text != "auto") return text;
     if (step6_weights_inline_by_default(device.facts(), F)) return "inline";
     return step6_weights_local_by_default(device.facts(), F) ? "local" : "constant";
@@ -229,7 +228,7 @@ class MultiOutputStep : public Step {
 
   // --shape, or the tuned default.
   bool vector_block(DeviceContext& device, const RunOptions& options, int F) const {
-    const std::string text = setting(options, "shape");
+    const std::string text = option(options, "shape");
     if (text != "auto") return text == "vectors";
     return step6_vector_block_by_default(device.facts(), F);
   }
@@ -238,7 +237,7 @@ class MultiOutputStep : public Step {
   // whose tile (and local weights) fit the device's local memory
   // (bench/experiments.sh tuning on a GPU, blocks on a CPU).
   std::pair<int, int> block(DeviceContext& device, const RunOptions& options, int F, bool vectors) const {
-    std::string text = setting(options, "block");
+    std::string text = option(options, "block");
     if (text != "auto") {
       auto [bx, by] = parse_size(text, "--block", 16);
       if (bx % 4 != 0)

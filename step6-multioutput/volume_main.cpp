@@ -53,10 +53,6 @@ int main(int argc, char** argv) {
     app.add_option("--seed", seed, "Seed of the volume and of the first filter")->capture_default_str();
     add_extras_options(app, o, "Check every output against the serial reference (slow for large volumes)");
     if (int rc = parse_command_line(app, argc, argv); rc >= 0) return rc;
-    if (o.device.list) {
-      print_device_list(std::cout);
-      return 0;
-    }
     const auto size = parse_volume_size(size_text, "--size");
     const auto work_group = parse_volume_size(wg, "--wg");
     const std::vector<int> banks = parse_bank_list(o.banks);

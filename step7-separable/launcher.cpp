@@ -49,7 +49,7 @@ struct Choices {
   bool unroll = true;
 };
 
-class SeparableLaunch : public Launch {
+class SeparableLaunch : public LegacyLaunch {
  public:
   SeparableLaunch(DeviceContext& device, const Problem& problem, const Layout& layout,
                   SeparableFilter terms)
@@ -105,14 +105,16 @@ class SeparableStep : public Step {
   }
   // auto: the faster of the two for this filter's width and rank on this
   // device type (fused_wins below).
-  std::vector<std::string> variants() const override { return {"auto", "passes", "fused"}; }
   std::pair<int, int> default_work_group(const DeviceFacts& facts, int) const override {
     // bench/experiments.sh separable-blocks (GPU) and the CPU's one-run ratios
     // (docs/step7-separable.md).
     return facts.is_gpu ? std::pair<int, int>{32, 4} : std::pair<int, int>{32, 8};
   }
-  std::vector<StepSetting> settings() const override {
-    return {{"block", "Outputs per work-item WxH, W a multiple of 4, of the row pass and the fused "
+  std::vector<StepOption> options() const override {
+    return {{"variant", "Kernel variant: passes (a row pass and a column pass per term), fused (one "
+                        "kernel, the rows in local memory) or auto (the faster for this filter here)",
+             "auto", {"auto", "passes", "fused"}, {}},
+            {"block", "Outputs per work-item WxH, W a multiple of 4, of the row pass and the fused "
                       "kernel (default: the first of 4x8 (a GPU's row pass only), 4x4, 4x2, 4x1 whose tiles fit "
                       "local memory; " + shape_text(kDirectRows) + " with --rows direct, " + shape_text(kDirectFused) +
                       " with --fused-kernel direct)",
@@ -147,8 +149,7 @@ class SeparableStep : public Step {
     return compare_separable(output, problem.padded, separate(problem.filter), reference);
   }
 
-  std::unique_ptr<Launch> prepare(DeviceContext& device, const Problem& problem,
-                                  const RunOptions& options) override {
+  Launch prepare(DeviceContext& device, const Problem& problem, const RunOptions& options) override {
     const int F = problem.filter.width;
     SeparableFilter terms = separate(problem.filter);
     const std::string v = variant(options);
@@ -216,7 +217,7 @@ class SeparableStep : public Step {
         k.setArg(3, static_cast<int>(layout.in_pitch));
         k.setArg(4, static_cast<int>(layout.out_pitch));
         k.setArg(5, s.rank);
-        return launch;
+        return adopt(device, std::move(launch));
       }
       const int tile_width = static_cast<int>(round_up(group_w + F - 1, 4));
       const int tile_height = static_cast<int>(group_h) + F - 1;
@@ -237,7 +238,7 @@ class SeparableStep : public Step {
       k.setArg(7, tile_width);
       k.setArg(8, tile_height);
       k.setArg(9, cl::Local(mid_bytes));
-      return launch;
+      return adopt(device, std::move(launch));
     }
 
     for (int t = 0; t < s.rank; ++t) {
@@ -282,7 +283,7 @@ class SeparableStep : public Step {
     else
       set_pass_args(device, launch->columns, launch->mid, grid_w, launch->io.output, grid_w, grid_h,
                     column_group_w, column_group_h + F - 1, F, launch->wg);
-    return launch;
+    return adopt(device, std::move(launch));
   }
 
   // The settings, resolved for a filter of width F and rank `rank` on a
@@ -339,7 +340,7 @@ class SeparableStep : public Step {
 
   // --rows, --columns or --fused-kernel: whether that kernel runs without a tile.
   bool direct_pass(const RunOptions& options, const std::string& name, bool by_default) const {
-    const std::string text = setting(options, name);
+    const std::string text = option(options, name);
     if (text != "auto" && text != "tile" && text != "direct")
       throw UsageError("--" + name + " must be one of auto, tile, direct, not '" + text + "'");
     return text == "auto" ? by_default : text == "direct";
@@ -368,7 +369,7 @@ class SeparableStep : public Step {
   // --unroll, or the tuned default: on, except the fused kernel on a CPU
   // (bench/experiments.sh separable; docs/step7-separable.md).
   bool unroll_rows(const DeviceFacts& facts, const RunOptions& options, bool is_fused) const {
-    const std::string text = setting(options, "unroll");
+    const std::string text = option(options, "unroll");
     if (text != "auto" && text != "on" && text != "off")
       throw UsageError("--unroll must be one of auto, on, off, not '" + text + "'");
     if (text != "auto") return text == "on";
@@ -379,7 +380,7 @@ class SeparableStep : public Step {
   // fit local memory (a pass without a tile: its own tuned block).
   Shape2 block(const DeviceFacts& facts, const RunOptions& options, int F, bool is_fused,
                const std::string& name, bool direct) const {
-    const std::string text = setting(options, name);
+    const std::string text = option(options, name);
     if (text != "auto") {
       auto [bx, by] = parse_size(text, "--" + name, 32);
       if (bx % 4 != 0)

@@ -44,7 +44,7 @@ Sizes sizes_for(const Problem& problem, bool pow2) {
           transform_size(static_cast<std::size_t>(problem.padded.height), pow2)};
 }
 
-class FftLaunch : public Launch {
+class FftLaunch : public LegacyLaunch {
  public:
   FftLaunch(DeviceContext& device, const Problem& problem, std::shared_ptr<FftPlan> plan)
       : io(device, problem), plan(std::move(plan)) {}
@@ -86,7 +86,7 @@ class FftStep : public Step {
   std::string summary() const override {
     return "correlation through the FFT (VkFFT): forward, pointwise product, inverse, crop";
   }
-  std::vector<StepSetting> settings() const override {
+  std::vector<StepOption> options() const override {
     return {{"size", "Transform sizes: smooth (the next 2^a 3^b 5^c 7^d) or pow2 (the next power of two)",
              "smooth", {"smooth", "pow2"}, {}},
             {"product", "The spectra's product: separate (our kernel between VkFFT's forward and inverse "
@@ -114,9 +114,8 @@ class FftStep : public Step {
     return compare_with_reference_terms(output, bound, 1);
   }
 
-  std::unique_ptr<Launch> prepare(DeviceContext& device, const Problem& problem,
-                                  const RunOptions& options) override {
-    const Sizes s = sizes_for(problem, setting(options, "size") == "pow2");
+  Launch prepare(DeviceContext& device, const Problem& problem, const RunOptions& options) override {
+    const Sizes s = sizes_for(problem, option(options, "size") == "pow2");
     const std::size_t bytes = (s.P / 2 + 1) * 2 * s.Q * sizeof(float);
     check_buffer_size(device, bytes, "the " + std::to_string(s.P) + "x" + std::to_string(s.Q) + " transform");
     auto plan = plan_for(device, s, product(device, options));
@@ -181,7 +180,7 @@ class FftStep : public Step {
          << " (setup, not in the kernel times)";
     launch->note_text = note.str();
     plan->setup_ms = 0;  // the next launch of this size reuses it
-    return launch;
+    return adopt(device, std::move(launch));
   }
 
  private:
@@ -199,7 +198,7 @@ class FftStep : public Step {
 
   // --product, or the default measured per device type (docs/step8-fft.md).
   FftProduct product(DeviceContext& device, const RunOptions& options) const {
-    const std::string text = setting(options, "product");
+    const std::string text = option(options, "product");
     if (text == "separate") return FftProduct::separate;
     if (text == "fused") return FftProduct::fused;
     // bench/crossover.sh on the H200 (fused faster at every width) and one

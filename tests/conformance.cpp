@@ -31,24 +31,10 @@ struct Shape {
 const Shape kWorkGroups[] = {{8, 8}, {16, 16}, {32, 8}, {8, 32}};
 const int kWidths[] = {1, 2, 3, 4, 5, 7, 8, 13, 16, 17, 31, -1};  // -1: motion45
 
-// What to run a step as: every variant at default settings, then every
-// non-default choice (or test value) of every setting with the first variant.
-struct Config {
-  std::string variant;
-  std::map<std::string, std::string> settings;
-};
+// What to run a step as: suite_configurations (common/step.hpp).
+using Config = RunOptions;
 
-std::vector<Config> configurations(const Step& step) {
-  std::vector<Config> configs;
-  for (const auto& v : step.variants()) configs.push_back({v, {}});
-  for (const auto& s : step.settings()) {
-    auto values = s.choices;
-    values.insert(values.end(), s.test_values.begin(), s.test_values.end());
-    for (const auto& value : values)
-      if (value != s.default_value) configs.push_back({step.variants().front(), {{s.name, value}}});
-  }
-  return configs;
-}
+std::vector<Config> configurations(const Step& step) { return suite_configurations(step); }
 
 // For case number i: the first configuration always, and one of the others
 // in turn, so every configuration meets every kind of case without each
@@ -59,9 +45,7 @@ std::vector<Config> configs_for_case(const std::vector<Config>& all, int i) {
 }
 
 RunOptions options_for(const Step& step, const Config& config) {
-  RunOptions options;
-  options.variant = config.variant;
-  options.settings = config.settings;
+  RunOptions options = config;
   conv::test::use_student_kernel(step.name(), options);
   return options;
 }

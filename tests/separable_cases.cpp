@@ -69,7 +69,7 @@ void check_both_variants(const Filter& f, std::mt19937& rng) {
   for (Border border : {Border::zero, Border::clamp})
     for (const std::string variant : {"passes", "fused"}) {
       RunOptions options;
-      options.variant = variant;
+      options.values["variant"] = variant;
       options.wg_x = 16;
       options.wg_y = 8;
       conv::test::use_student_kernel("step7-separable", options);
@@ -154,13 +154,13 @@ TEST_CASE("step7-separable: the configurations the defaults pick on a CPU and on
       RunOptions options;
       std::tie(options.wg_x, options.wg_y) = step->default_work_group(facts, f.width);
       const Step7Defaults d = step7_default_settings(facts, f, options.wg_x, options.wg_y);
-      options.variant = d.variant;
-      options.settings = d.settings;
+      options.values = d.settings;
+      options.values["variant"] = d.variant;
       conv::test::use_student_kernel("step7-separable", options);
       const Border border = ++i % 2 ? Border::zero : Border::clamp;
       const Problem problem = make_problem(conv::test::random_image(131, 67, rng), f, border);
       std::string described;
-      for (const auto& [name, value] : options.settings) described += " " + name + "=" + value;
+      for (const auto& [name, value] : d.settings) described += " " + name + "=" + value;
       INFO((gpu ? "a GPU's" : "a CPU's") << " defaults for " << f.name << " (width " << f.width << "): "
                                          << d.variant << described << ", wg " << options.wg_x << "x"
                                          << options.wg_y << ", border " << border_name(border) << "; "

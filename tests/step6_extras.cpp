@@ -199,9 +199,9 @@ TEST_CASE("step6: the configurations the defaults pick on a CPU and on a GPU mat
       const Problem problem = make_problem(test::random_image(131, 67, rng), filter, Border::clamp);
       RunOptions options;
       std::tie(options.wg_x, options.wg_y) = step->default_work_group(facts, width);
-      options.settings = step6_default_settings(facts, width, options.wg_x, options.wg_y);
+      options.values = step6_default_settings(facts, width, options.wg_x, options.wg_y);
       std::string described;
-      for (const auto& [name, value] : options.settings) described += " " + name + "=" + value;
+      for (const auto& [name, value] : options.values) described += " " + name + "=" + value;
       INFO((gpu ? "a GPU's" : "a CPU's") << " defaults at F = " << width << ":" << described << ", wg "
                                          << options.wg_x << "x" << options.wg_y << "; " << test::seed_note());
       const RunResult result = run_step(*step, device, problem, options, 0);

@@ -41,27 +41,6 @@ const std::vector<Case> kCases = {
     {"synthetic:23x9:7", "random:31:7", "zero", "4x2"},
 };
 
-// Every variant at its default settings, then every other choice (or test
-// value, for a free-text setting) of every setting with the first variant,
-// as the conformance suite runs them.
-std::vector<RunOptions> configurations(const Step& step) {
-  std::vector<RunOptions> configs;
-  for (const auto& v : step.variants()) {
-    configs.emplace_back();
-    configs.back().variant = v;
-  }
-  for (const auto& s : step.settings()) {
-    auto values = s.choices;
-    values.insert(values.end(), s.test_values.begin(), s.test_values.end());
-    for (const auto& choice : values)
-      if (choice != s.default_value) {
-        configs.emplace_back();
-        configs.back().variant = step.variants().front();
-        configs.back().settings[s.name] = choice;
-      }
-  }
-  return configs;
-}
 
 // Coursework (docs/coursework.md): CLCONV_KERNEL_STEP<N>=FILE, or --kernel
 // FILE with one --step, checks FILE in place of step N's embedded kernel.
@@ -157,17 +136,13 @@ int main(int argc, char** argv) {
       if (!one.wg.empty()) c.wg = one.wg;
       cases = {c};
     }
-    if (device_options.list) {
-      print_device_list(std::cout);
-      return 0;
-    }
 
     std::unique_ptr<DeviceContext> device;
     int ran = 0, failed = 0, unchecked = 0;
     for (auto& step : steps) {
       if (variant_name != "all") {
         RunOptions check;
-        check.variant = variant_name;
+        check.values["variant"] = variant_name;
         step->variant(check);  // UsageError for an unknown one
       }
       const auto [file, from] = student_kernel(*step, kernel_file);
@@ -177,8 +152,8 @@ int main(int argc, char** argv) {
         std::cout << step->name() << ": checking " << file << " (" << from
                   << ") instead of the embedded kernel" << std::endl;
       }
-      for (auto config : configurations(*step)) {
-        if (variant_name != "all" && config.variant != variant_name) continue;
+      for (auto config : suite_configurations(*step)) {
+        if (variant_name != "all" && step->variant(config) != variant_name) continue;
         config.kernel_source = source;
         config.kernel_label = file;
         if (list) {
