@@ -26,9 +26,9 @@ using namespace conv;
 namespace {
 
 // "box:1..32" -> box:1, box:2, ..., box:32 (also "random:3..9:7" keeps ":7").
-std::vector<std::string> expand_filters(const std::string& text) {
+std::vector<std::string> expand_filters(const std::vector<std::string>& specs) {
   std::vector<std::string> out;
-  for (const auto& spec : split_list(text)) {
+  for (const auto& spec : specs) {
     auto dots = spec.find("..");
     auto colon = spec.find(':');
     if (dots == std::string::npos || colon == std::string::npos || dots < colon) {
@@ -64,25 +64,31 @@ int main(int argc, char** argv) {
         "(the columns every tool shares) with the serial baseline and the device's limits",
         "sweep");
     DeviceOptions device_options;
-    std::string steps_text, variants_text = "default", images_text = "2048x2048",
-                filters_text = "motion45", wgs_text = "16x16", border_text = "zero", output,
-                kernel_file;
+    // The lists: CLI11 splits them at commas (->delimiter).
+    std::vector<std::string> step_names, variant_names = {"default"}, image_items = {"2048x2048"},
+                             filter_items = {"motion45"}, wg_items = {"16x16"};
+    std::string border_text = "zero", output, kernel_file;
     int reps = 10, serial_reps = 3;
     bool serial = false, no_check = false, reprobe = false;
     std::vector<std::string> set_texts;
-    app.add_option("--steps", steps_text, "Steps by name or number, comma-separated (default: all)");
-    app.add_option("--variants", variants_text,
+    app.add_option("--steps", step_names, "Steps by name or number, comma-separated (default: all)")
+        ->delimiter(',');
+    app.add_option("--variants", variant_names,
                    "default (each step's first), all, or names, comma-separated: each step runs "
                    "the names it has, and default stands for its first (default,fixed)")
+        ->delimiter(',')
         ->capture_default_str();
-    app.add_option("--images", images_text,
+    app.add_option("--images", image_items,
                    "Images: WxH (synthetic), synthetic:WxH[:SEED] or files, comma-separated")
+        ->delimiter(',')
         ->capture_default_str();
-    app.add_option("--filters", filters_text,
+    app.add_option("--filters", filter_items,
                    "Filter specs, comma-separated; kind:A..B expands to widths A to B")
+        ->delimiter(',')
         ->capture_default_str();
-    app.add_option("--wgs", wgs_text,
+    app.add_option("--wgs", wg_items,
                    "Work-group shapes, comma-separated; auto: each step's default (step 6 tunes its own)")
+        ->delimiter(',')
         ->capture_default_str();
     app.add_option("--set", set_texts,
                    "A step's own option and the values to sweep, NAME=V1,V2 (for example "
@@ -103,10 +109,10 @@ int main(int argc, char** argv) {
     if (int rc = parse_command_line(app, argc, argv); rc >= 0) return rc;
 
     std::vector<std::unique_ptr<Step>> steps;
-    if (steps_text.empty())
+    if (step_names.empty())
       steps = all_steps();
     else
-      for (const auto& s : split_list(steps_text)) steps.push_back(find_step(s));
+      for (const auto& s : step_names) steps.push_back(find_step(s));
     std::string kernel_source;
     if (!kernel_file.empty()) {
       if (steps.size() != 1)
@@ -116,19 +122,18 @@ int main(int argc, char** argv) {
                 << "'s embedded kernel\n";
     }
     std::vector<std::pair<int, int>> wgs;
-    for (const auto& w : split_list(wgs_text))  // auto: {0, 0}, each step's own default
+    for (const auto& w : wg_items)  // auto: {0, 0}, each step's own default
       wgs.push_back(w == "auto" ? std::pair<int, int>{0, 0} : parse_size(w, "--wgs", 1 << 14));
-    const auto filter_specs = expand_filters(filters_text);
+    const auto filter_specs = expand_filters(filter_items);
     std::vector<Filter> filters;
     for (const auto& f : filter_specs) filters.push_back(parse_filter_spec(f));
     const Border border = parse_border(border_text);
-    const auto image_items = split_list(images_text);
     // The variants of `step` that --variants selects, in the order listed.
     auto variants_for = [&](const Step& step) {
       const auto all = step.variants();
-      if (variants_text == "all") return all;
+      if (variant_names == std::vector<std::string>{"all"}) return all;
       std::vector<std::string> chosen;
-      for (const auto& v : split_list(variants_text)) {
+      for (const auto& v : variant_names) {
         const std::string name = v == "default" ? all.front() : v;
         if (std::find(all.begin(), all.end(), name) != all.end() &&
             std::find(chosen.begin(), chosen.end(), name) == chosen.end())
@@ -136,8 +141,8 @@ int main(int argc, char** argv) {
       }
       return chosen;
     };
-    if (variants_text != "all")
-      for (const auto& v : split_list(variants_text)) {
+    if (variant_names != std::vector<std::string>{"all"})
+      for (const auto& v : variant_names) {
         bool known = v == "default";
         for (auto& step : steps) {
           const auto all = step->variants();
