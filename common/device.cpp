@@ -11,6 +11,7 @@
 #include <ostream>
 #include <sstream>
 
+#include "common/cache_dir.hpp"
 #include "common/errors.hpp"
 #include "common/program.hpp"
 
@@ -69,18 +70,19 @@ bool writable_folder(const std::string& dir) {
 std::string prepare_pocl_cache() {
   static const std::string note = [] {
     if (const char* set = std::getenv("POCL_CACHE_DIR"); set && *set) return std::string();
-    const char* xdg = std::getenv("XDG_CACHE_HOME");
-    const char* home = std::getenv("HOME");
-    const std::string base = xdg && *xdg ? xdg : home && *home ? std::string(home) + "/.cache" : "";
-    if (!base.empty() && writable_folder(base + "/pocl")) return std::string();
+    const std::string folder = cache_dir("pocl");
+    if (!folder.empty() && writable_folder(folder)) return std::string();
+    const std::string problem = folder.empty()
+                                    ? "PoCL has no cache folder (neither XDG_CACHE_HOME nor HOME is set)"
+                                    : "PoCL's cache folder " + folder + " cannot be written";
     std::error_code ec;
     const std::string tmp = (std::filesystem::temp_directory_path(ec) /
                              ("clconv-pocl-cache-" + std::to_string(::getuid()))).string();
     std::filesystem::create_directories(tmp, ec);
     ::chmod(tmp.c_str(), 0700);
-    if (!writable_folder(tmp)) return "PoCL's cache folder " + base + "/pocl cannot be written";
+    if (!writable_folder(tmp)) return problem;
     ::setenv("POCL_CACHE_DIR", tmp.c_str(), 1);
-    return "PoCL's cache folder " + base + "/pocl cannot be written, so " + tmp + " was used";
+    return problem + ", so " + tmp + " was used";
   }();
   return note;
 }
@@ -238,7 +240,9 @@ cl::Program DeviceContext::program(const std::string& source, const std::string&
   std::string key = options + '\n' + source;
   auto it = programs_.find(key);
   if (it != programs_.end()) return it->second;
-  cl::Program p = build_program(context_, device_, source, options, label);
+  cl::Program p = binary_cache_.enabled()
+                      ? binary_cache_.build(context_, device_, source, options, label).program
+                      : build_program(context_, device_, source, options, label);
   programs_.emplace(key, p);
   built_.push_back({label, source, options, p});
   return p;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/cl.hpp"
+#include "common/program_cache.hpp"
 
 namespace conv {
 
@@ -63,7 +64,8 @@ DeviceEntry choose_device(const DeviceChoice& choice);
 DeviceFacts read_facts(const cl::Device& device);
 
 // A context, an in-order profiling queue and the facts of one device, plus a
-// cache of built programs so that a sweep builds each variant once.
+// cache of built programs so that a sweep builds each variant once (in
+// memory; on disk too where use_binary_cache was called).
 class DeviceContext {
  public:
   explicit DeviceContext(const DeviceChoice& choice);
@@ -79,6 +81,12 @@ class DeviceContext {
   cl::Program program(const std::string& source, const std::string& options,
                       const std::string& label);
 
+  // From now on program() also loads a program it has not built yet from
+  // this binary cache on disk, and stores what it builds there
+  // (common/program_cache.hpp). Off unless called: the steps compile from
+  // source; the histogram turns it on (its --no-binary-cache turns it off).
+  void use_binary_cache(ProgramCache cache) { binary_cache_ = std::move(cache); }
+
   // Every program built so far, for tools that inspect them (kernel-info).
   struct Built {
     std::string label, source, options;
@@ -93,6 +101,7 @@ class DeviceContext {
   cl::CommandQueue queue_;
   DeviceFacts facts_;
   std::map<std::string, cl::Program> programs_;
+  ProgramCache binary_cache_;  // none unless use_binary_cache() was called
 };
 
 }  // namespace conv

@@ -48,10 +48,12 @@ Image synthetic_image(int width, int height, std::uint32_t seed = 1);
 // .pfm (exact float32). The file appears whole or not at all.
 void save_image(const std::string& path, const Image& image);
 
-// Checks before any work is done that `path` has a known extension and can
-// be written (its folder exists and takes a new file), so a long run does
-// not fail at the very end.
+// Checks before any work is done that `path` has a known extension (.png or
+// .pfm, else one of `extensions`, each with its dot, matched ignoring case)
+// and can be written (its folder exists and takes a new file), so a long run
+// does not fail at the very end. UsageError for the extension.
 void check_output_path(const std::string& path);
+void check_output_path(const std::string& path, const std::vector<std::string>& extensions);
 
 // Error naming `path` unless a file can be created beside it and renamed
 // onto it (what write_file_atomically does): tried, then removed.

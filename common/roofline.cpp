@@ -13,6 +13,7 @@
 #include <sstream>
 #include <vector>
 
+#include "common/cache_dir.hpp"
 #include "common/image.hpp"
 #include "common/timing.hpp"
 
@@ -26,16 +27,8 @@ namespace {
 constexpr const char* kProbeVersion = "probe-v2";
 
 std::string cache_file() {
-  const char* xdg = std::getenv("XDG_CACHE_HOME");
-  const char* home = std::getenv("HOME");
-  std::string base;
-  if (xdg && *xdg)
-    base = xdg;
-  else if (home && *home)
-    base = std::string(home) + "/.cache";
-  else
-    return "";
-  return base + "/clconv/limits.tsv";
+  const std::string folder = cache_dir("clconv");
+  return folder.empty() ? "" : folder + "/limits.tsv";
 }
 
 std::string cache_key(const DeviceFacts& f) {

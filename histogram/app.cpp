@@ -1,7 +1,6 @@
 #include "histogram/app.hpp"
 
 #include <algorithm>
-#include <filesystem>
 #include <iostream>
 
 #include "common/cli.hpp"
@@ -82,9 +81,8 @@ void print(const Options& o, const DeviceFacts& facts, const std::vector<Row>& r
 int measured_runs(const Options& o, const std::vector<Loaded>& images,
                   const std::vector<std::string>& names, Counts& first) {
   DeviceContext context(o.device);
+  context.use_binary_cache(ProgramCache::for_user(o.no_cache));
   const DeviceFacts& facts = context.facts();
-  Cl cl{context.context(), context.device(), context.queue()};
-  Programs programs(cl, ProgramCache::for_user(o.no_cache));
   DeviceLimits limits;
   if (o.limits) limits = device_limits(context);
 
@@ -106,8 +104,7 @@ int measured_runs(const Options& o, const std::vector<Loaded>& images,
         rows.push_back(row("serial", "histogram", time_serial(image, o.reps)));
         continue;
       }
-      const VariantRun run =
-          run_variant(cl, programs, facts, image, find_variant(name), o.settings, o.reps);
+      const VariantRun run = run_variant(context, image, find_variant(name), o.settings, o.reps);
       for (const auto& [phase, stats] :
            std::vector<std::pair<std::string, Stats>>{{"kernels", run.device},
                                                       {"read back", run.read_back},
@@ -199,15 +196,6 @@ std::vector<std::string> parse_variants(const std::string& text) {
   return names;
 }
 
-void check_counts_path(const std::string& path) {
-  namespace fs = std::filesystem;
-  std::string ext = fs::path(path).extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (ext != ".csv") throw UsageError("--output: '" + path + "' must end in .csv");
-  check_writable(path);  // before any work: the folder exists and takes a file
-}
-
 int run_histogram(const Options& o) {
   const std::vector<std::string> names = parse_variants(o.variants);
   const auto device_count = std::count_if(names.begin(), names.end(),
@@ -217,7 +205,7 @@ int run_histogram(const Options& o) {
   if (o.limits && o.breakdown)
     throw UsageError("--limits applies to measured runs, not --breakdown");
   if (!o.output.empty()) {
-    check_counts_path(o.output);
+    check_output_path(o.output, {".csv"});  // before any work: the folder takes a file
     if (o.images.size() != 1) throw UsageError("--output needs exactly one --image");
   }
   Options options = o;

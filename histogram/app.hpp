@@ -25,9 +25,6 @@ struct Options {
 // UsageError for an unknown name.
 std::vector<std::string> parse_variants(const std::string& text);
 
-// Checks an --output path before any work: ends in .csv, folder exists.
-void check_counts_path(const std::string& path);
-
 // Returns the exit status: 0, or 1 when --verify found a difference.
 int run_histogram(const Options& options);
 

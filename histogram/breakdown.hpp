@@ -1,15 +1,21 @@
 // --breakdown: the cost of OpenCL, phase by phase, as the source post
 // measured it, plus what it left out (cold vs warm build, the first launch,
 // the read-back, the host merge). Every round starts from nothing: a fresh
-// platform query, context, queue, program and buffers.
+// platform query, context, queue, program and buffers. A round's two
+// launches are single measurements of a fresh start (the first waited for by
+// the host's clock, the second timed by its profiling events), not a
+// run-and-time loop, so they do not go through run_launch: its Launch needs
+// a DeviceContext (which makes the context and the queue in one, where a
+// round times each) and puts guard margins around the buffers (which would
+// add to the phases "create buffers" and "upload image").
 #pragma once
 #include <string>
 #include <vector>
 
 #include "common/device.hpp"
+#include "common/program_cache.hpp"
 #include "common/timing.hpp"
 #include "histogram/counts.hpp"
-#include "histogram/program_cache.hpp"
 #include "histogram/rgb_image.hpp"
 #include "histogram/variants.hpp"
 

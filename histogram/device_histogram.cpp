@@ -1,11 +1,12 @@
 #include "histogram/device_histogram.hpp"
 
 #include "common/errors.hpp"
+#include "common/guard.hpp"
 
 namespace conv::histogram {
 namespace {
 
-constexpr cl_uint kPoison = 0xDEADBEEFu;
+constexpr cl_uint kPoison = kPoisonBits;  // what Launch::poison_outputs fills outputs with
 constexpr std::size_t kMergeGroup = 256;  // 768 = 3 x 256 bins per merge work-group
 
 cl_uint as_uint(std::size_t v) { return static_cast<cl_uint>(v); }
@@ -13,16 +14,35 @@ cl_uint as_uint(std::size_t v) { return static_cast<cl_uint>(v); }
 }  // namespace
 
 DeviceHistogram::DeviceHistogram(const cl::Context& context, const Plan& plan) : plan_(plan) {
-  image_ = cl::Buffer(context, CL_MEM_READ_ONLY, plan.pixels * kChannels);
-  result_ = cl::Buffer(context, CL_MEM_READ_WRITE, kCounts * sizeof(cl_uint));
-  if (plan.variant->merge == Merge::last_group) {
-    sums_ = cl::Buffer(context, CL_MEM_READ_WRITE, (kCounts + 1) * sizeof(cl_uint));
+  make_buffers(context, [&](cl_mem_flags flags, std::size_t bytes, const std::string&, bool) {
+    return cl::Buffer(context, flags, bytes);
+  });
+}
+
+DeviceHistogram::DeviceHistogram(Launch& launch, const cl::Context& context, const Plan& plan)
+    : plan_(plan) {
+  make_buffers(context, [&](cl_mem_flags flags, std::size_t bytes, const std::string& what,
+                            bool output) {
+    // Whole 32-bit words (the image's bytes need not be), since that is what
+    // the guard margins are filled with; the kernels read `pixels` and no more.
+    bytes = round_up(bytes, sizeof(cl_uint));
+    return output ? launch.output_buffer(flags, bytes, what) : launch.buffer(flags, bytes, what);
+  });
+}
+
+void DeviceHistogram::make_buffers(const cl::Context& context, const MakeBuffer& make) {
+  image_ = make(CL_MEM_READ_ONLY, plan_.pixels * kChannels, "the image", false);
+  result_ = make(CL_MEM_READ_WRITE, kCounts * sizeof(cl_uint), "the counts", true);
+  if (plan_.variant->merge == Merge::last_group) {
+    sums_ = make(CL_MEM_READ_WRITE, (kCounts + 1) * sizeof(cl_uint), "the running sums", false);
+    // Host memory the counts are read into, not a kernel's buffer.
     pinned_ = cl::Buffer(context, CL_MEM_ALLOC_HOST_PTR, kCounts * sizeof(cl_uint));
   }
-  if (plan.partial_bytes() > 0)
-    partials_ = cl::Buffer(context, CL_MEM_READ_WRITE, plan.partial_bytes());
-  if (plan.variant->merge == Merge::device)
-    slices_ = cl::Buffer(context, CL_MEM_READ_WRITE, plan.slices * kCounts * sizeof(cl_uint));
+  if (plan_.partial_bytes() > 0)
+    partials_ = make(CL_MEM_READ_WRITE, plan_.partial_bytes(), "the partial histograms", true);
+  if (plan_.variant->merge == Merge::device)
+    slices_ = make(CL_MEM_READ_WRITE, plan_.slices * kCounts * sizeof(cl_uint),
+                   "the merged slices", true);
 }
 
 DeviceHistogram::~DeviceHistogram() {
@@ -45,7 +65,7 @@ void DeviceHistogram::upload(cl::CommandQueue& queue, const RgbImage& image) {
 }
 
 void DeviceHistogram::set_program(const cl::Program& program, const cl::Device& device) {
-  count_ = cl::Kernel(program, "count");
+  count_ = make_kernel(program, "count", plan_.label);
   const std::size_t limit = count_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device);
   if (plan_.wg > limit)
     throw Error("--wg " + std::to_string(plan_.wg) + " is over this kernel's work-group limit " +
@@ -65,12 +85,12 @@ void DeviceHistogram::set_program(const cl::Program& program, const cl::Device& 
   count_.setArg(3, as_uint(plan_.items));
   count_.setArg(4, partials_);
   if (plan_.variant->merge != Merge::device) return;
-  merge_partials_ = cl::Kernel(program, "merge");  // partials -> slices
+  merge_partials_ = make_kernel(program, "merge", plan_.label);  // partials -> slices
   merge_partials_.setArg(0, partials_);
   merge_partials_.setArg(1, as_uint(plan_.items));
   merge_partials_.setArg(2, as_uint(plan_.slices));
   merge_partials_.setArg(3, slices_);
-  merge_slices_ = cl::Kernel(program, "merge");  // slices -> the histogram
+  merge_slices_ = make_kernel(program, "merge", plan_.label);  // slices -> the histogram
   merge_slices_.setArg(0, slices_);
   merge_slices_.setArg(1, as_uint(plan_.slices));
   merge_slices_.setArg(2, cl_uint{1});
@@ -79,13 +99,16 @@ void DeviceHistogram::set_program(const cl::Program& program, const cl::Device& 
 
 void DeviceHistogram::poison(cl::CommandQueue& queue) {
   queue.enqueueFillBuffer(result_, kPoison, 0, kCounts * sizeof(cl_uint));
-  // one-launch's precondition, set once: every launch leaves the sums zero.
-  if (plan_.variant->merge == Merge::last_group)
-    queue.enqueueFillBuffer(sums_, cl_uint{0}, 0, (kCounts + 1) * sizeof(cl_uint));
   if (plan_.partial_bytes() > 0)
     queue.enqueueFillBuffer(partials_, kPoison, 0, plan_.partial_bytes());
   if (plan_.variant->merge == Merge::device)
     queue.enqueueFillBuffer(slices_, kPoison, 0, plan_.slices * kCounts * sizeof(cl_uint));
+  clear_sums(queue);
+}
+
+void DeviceHistogram::clear_sums(cl::CommandQueue& queue) {
+  if (plan_.variant->merge == Merge::last_group)
+    queue.enqueueFillBuffer(sums_, cl_uint{0}, 0, (kCounts + 1) * sizeof(cl_uint));
   queue.finish();
 }
 

@@ -1,10 +1,14 @@
 // One variant's buffers and kernels on one device, ready to run many times:
-// the pieces that --breakdown times one by one.
+// the histogram's launcher. run_variant (histogram/run.cpp) runs it through
+// run_launch; --breakdown times its pieces one by one.
 #pragma once
 #include <cstdint>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "common/cl.hpp"
+#include "common/launch.hpp"
 #include "histogram/counts.hpp"
 #include "histogram/rgb_image.hpp"
 #include "histogram/variants.hpp"
@@ -13,8 +17,13 @@ namespace conv::histogram {
 
 class DeviceHistogram {
  public:
-  // Creates the buffers (the image, the partials, the result).
+  // Creates the buffers (the image, the partials, the result) with
+  // clCreateBuffer alone: what --breakdown times.
   DeviceHistogram(const cl::Context& context, const Plan& plan);
+  // The same buffers made through `launch` (Launch::buffer and
+  // output_buffer): guard margins around each, checked by run_launch, which
+  // also poisons the partials and the counts before the first run.
+  DeviceHistogram(Launch& launch, const cl::Context& context, const Plan& plan);
   ~DeviceHistogram();
   DeviceHistogram(const DeviceHistogram&) = delete;
   DeviceHistogram& operator=(const DeviceHistogram&) = delete;
@@ -23,9 +32,14 @@ class DeviceHistogram {
   // Creates the kernels and sets their arguments; throws Error when the
   // work-group is over what this kernel may use on this device.
   void set_program(const cl::Program& program, const cl::Device& device);
-  // Fills every output buffer with 0xDEADBEEF, so a bin or a partial that a
-  // kernel forgets to write cannot pass as a count.
+  // Fills every output buffer with the harness's poison (kPoisonBits,
+  // common/guard.hpp: as a count, 2143346349), so a bin or a partial that a
+  // kernel forgets to write cannot pass as a count; then clear_sums().
+  // run_launch does the same through the Launch.
   void poison(cl::CommandQueue& queue);
+  // one-launch's precondition, set once: zero running sums (every launch
+  // leaves them zero). Nothing for the other variants.
+  void clear_sums(cl::CommandQueue& queue);
   // Poisons the 768 counts alone (3 KiB), before each timed run: a kernel
   // that stops writing them after the first run cannot pass on stale counts.
   void poison_result(cl::CommandQueue& queue);
@@ -43,6 +57,10 @@ class DeviceHistogram {
   const Plan& plan() const { return plan_; }
 
  private:
+  // Makes the buffers through `make` (flags, bytes, what, whether the
+  // kernels write their result to it).
+  using MakeBuffer = std::function<cl::Buffer(cl_mem_flags, std::size_t, const std::string&, bool)>;
+  void make_buffers(const cl::Context& context, const MakeBuffer& make);
   void enqueue_read(cl::CommandQueue& queue, bool blocking, cl::Event* done);
 
   Plan plan_;

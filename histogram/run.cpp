@@ -1,87 +1,99 @@
 #include "histogram/run.hpp"
 
 #include <chrono>
+#include <optional>
 
 #include "common/errors.hpp"
+#include "common/launch.hpp"
+#include "common/run_step.hpp"
 #include "histogram/device_histogram.hpp"
 
 namespace conv::histogram {
 namespace {
 
-double since_ms(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+using Clock = std::chrono::steady_clock;
+
+double since_ms(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+// The last `n` samples: the timed runs', after the first run and the warm-ups.
+std::vector<double> last(const std::vector<double>& samples, std::size_t n) {
+  return {samples.end() - static_cast<std::ptrdiff_t>(n), samples.end()};
 }
 
 }  // namespace
 
-cl::Program Programs::get(const Plan& plan) {
-  const std::string key = plan.options + '\n' + plan.source;
-  auto it = built_.find(key);
-  if (it != built_.end()) return it->second;
-  cl::Program program =
-      cache_.build(cl_.context, cl_.device, plan.source, plan.options, plan.label).program;
-  built_.emplace(key, program);
-  return program;
-}
-
-double span_ms(const std::vector<cl::Event>& events) {
-  cl_ulong start = events.front().getProfilingInfo<CL_PROFILING_COMMAND_START>();
-  cl_ulong end = 0;
-  for (const auto& e : events) {
-    start = std::min(start, e.getProfilingInfo<CL_PROFILING_COMMAND_START>());
-    end = std::max(end, e.getProfilingInfo<CL_PROFILING_COMMAND_END>());
-  }
-  return static_cast<double>(end - start) * 1e-6;
-}
-
-VariantRun run_variant(Cl& cl, Programs& programs, const DeviceFacts& facts, const RgbImage& image,
-                       const Variant& variant, const Settings& settings, int reps, int warmup) {
+VariantRun run_variant(DeviceContext& device, const RgbImage& image, const Variant& variant,
+                       const Settings& settings, int reps, int warmup) {
   VariantRun run;
-  run.plan = make_plan(variant, image.pixels(), settings, facts);
-  DeviceHistogram dh(cl.context, run.plan);
-  dh.upload(cl.queue, image);
-  dh.set_program(programs.get(run.plan), cl.device);
+  run.plan = make_plan(variant, image.pixels(), settings, device.facts());
+  cl::CommandQueue& queue = device.queue();
+  Launch launch(device);
+  DeviceHistogram dh(launch, device.context(), run.plan);
+  dh.upload(queue, image);
+  dh.clear_sums(queue);
+  dh.set_program(device.program(run.plan.source, run.plan.options, run.plan.label),
+                 device.device());
 
-  dh.poison(cl.queue);
-  cl::Event::waitForEvents(dh.enqueue(cl.queue));
-  dh.read_back(cl.queue);
-  run.counts = dh.finish();
-
-  auto same = [&](const Counts& counts, int i, const char* how) {
-    if (counts != run.counts)
-      throw Error("variant " + variant.name + ": " + how + " " + std::to_string(i + 2) +
+  std::optional<Counts> first;  // set by check_first, after the first run
+  auto same = [&](const Counts& counts, int n, const char* how) {
+    if (first && counts != *first)
+      throw Error("variant " + variant.name + ": " + how + " " + std::to_string(n) +
                   " counted differently from the first run");
   };
-  std::vector<double> device, read, merge, total, call;
-  for (int i = 0; i < warmup + reps; ++i) {
-    dh.poison_result(cl.queue);
-    const auto events = dh.enqueue(cl.queue);
+
+  // One run: the counts poisoned, the kernels, then the read-back and the
+  // merge, timed by the host's clock (the first run's and the warm-ups' too;
+  // only the timed runs' are kept).
+  Counts latest{};
+  cl::Event first_kernel;
+  std::vector<double> read, merge;
+  int runs = 0;
+  launch.run = [&] {
+    dh.poison_result(queue);
+    const std::vector<cl::Event> events = dh.enqueue(queue);
     cl::Event::waitForEvents(events);
-    auto t0 = std::chrono::steady_clock::now();
-    dh.read_back(cl.queue);
-    const double read_ms = since_ms(t0);
-    t0 = std::chrono::steady_clock::now();
-    const Counts counts = dh.finish();
-    const double merge_ms = dh.merges_on_host() ? since_ms(t0) : 0.0;
-    same(counts, i, "run");
-    if (i < warmup) continue;
-    device.push_back(span_ms(events));
-    read.push_back(read_ms);
-    merge.push_back(merge_ms);
-    total.push_back(device.back() + read_ms + merge_ms);
-  }
-  run.device = summarize(device);
-  run.read_back = summarize(read);
-  run.merge = summarize(merge);
+    first_kernel = events.front();
+    auto t0 = Clock::now();
+    dh.read_back(queue);
+    read.push_back(since_ms(t0));
+    t0 = Clock::now();
+    latest = dh.finish();
+    merge.push_back(dh.merges_on_host() ? since_ms(t0) : 0.0);
+    same(latest, ++runs, "run");
+    return events.back();
+  };
+  // The device's time: the first fill or kernel's start to the last kernel's end.
+  std::vector<double> kernels;  // the timed runs'
+  launch.elapsed = [&](const cl::Event& last_kernel) {
+    kernels.push_back(span_ms(first_kernel, last_kernel));
+    return kernels.back();
+  };
+  run.device = run_launch(launch, reps, warmup, [&] { first = run.counts = latest; });
+
+  const std::size_t timed = kernels.size();
+  const std::vector<double> read_ms = last(read, timed), merge_ms = last(merge, timed);
+  std::vector<double> total;
+  for (std::size_t i = 0; i < timed; ++i) total.push_back(kernels[i] + read_ms[i] + merge_ms[i]);
+  run.read_back = summarize(read_ms);
+  run.merge = summarize(merge_ms);
   run.total = summarize(total);
+
+  // The whole call, as a program that wants the counts pays for it: host
+  // work and device work together, from the first enqueue to the counts.
+  // That is a time of the host's clock, which run_launch (profiling events)
+  // does not measure, so it is a loop of its own.
+  std::vector<double> call;
   for (int i = 0; i < warmup + reps; ++i) {
-    dh.poison_result(cl.queue);
-    const auto t0 = std::chrono::steady_clock::now();
-    const Counts counts = dh.call(cl.queue);
+    dh.poison_result(queue);
+    const auto t0 = Clock::now();
+    const Counts counts = dh.call(queue);
     const double ms = since_ms(t0);
-    same(counts, i, "call");
+    same(counts, i + 2, "call");
     if (i >= warmup) call.push_back(ms);
   }
+  launch.check_guards();
   run.call = summarize(call);
   return run;
 }

@@ -1,41 +1,21 @@
-// Running one variant on one image: the first run into poisoned buffers is
-// the result; then a warm-up and `reps` timed runs, each timed in its three
-// parts (device work, read-back, host merge); then a warm-up and `reps` whole
-// calls timed by the host's clock, from the first enqueue to the counts.
-// Every run must count what the first counted (Error otherwise): a kernel
-// that leaves state behind for the next run fails here.
+// Running one variant on one image. The runs go through run_launch
+// (common/run_step.hpp), the loop every launch of the project uses: the
+// first run into poisoned buffers is the result; then a warm-up and `reps`
+// timed runs; guard margins checked after the first and after the last.
+// Each run poisons the 768 counts, enqueues the kernels (timed by their
+// profiling events), reads back and merges (each timed by the host's clock).
+// Then a warm-up and `reps` whole calls, timed by the host's clock from the
+// first enqueue to the counts. Every run and every call must count what the
+// first run counted (Error otherwise): a kernel that leaves state behind for
+// the next run fails here.
 #pragma once
-#include <map>
-#include <string>
-
-#include "common/cl.hpp"
+#include "common/device.hpp"
 #include "common/timing.hpp"
 #include "histogram/counts.hpp"
-#include "histogram/program_cache.hpp"
 #include "histogram/rgb_image.hpp"
 #include "histogram/variants.hpp"
 
 namespace conv::histogram {
-
-// The three OpenCL objects a run needs (the queue must profile).
-struct Cl {
-  cl::Context context;
-  cl::Device device;
-  cl::CommandQueue queue;
-};
-
-// Programs for one context: built once per process (source and options),
-// through the binary cache.
-class Programs {
- public:
-  Programs(Cl cl, ProgramCache cache) : cl_(std::move(cl)), cache_(std::move(cache)) {}
-  cl::Program get(const Plan& plan);
-
- private:
-  Cl cl_;
-  ProgramCache cache_;
-  std::map<std::string, cl::Program> built_;
-};
 
 struct VariantRun {
   Plan plan;
@@ -47,10 +27,9 @@ struct VariantRun {
   Stats call;       // wall clock: enqueue, read-back enqueued behind it, one wait, merge
 };
 
-VariantRun run_variant(Cl& cl, Programs& programs, const DeviceFacts& facts, const RgbImage& image,
-                       const Variant& variant, const Settings& settings, int reps, int warmup = 1);
-
-// Milliseconds of the device's work behind these events, first start to last end.
-double span_ms(const std::vector<cl::Event>& events);
+// Builds the variant's program with device.program() (through the binary
+// cache where the caller turned it on: DeviceContext::use_binary_cache).
+VariantRun run_variant(DeviceContext& device, const RgbImage& image, const Variant& variant,
+                       const Settings& settings, int reps, int warmup = 1);
 
 }  // namespace conv::histogram

@@ -6,10 +6,12 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "common/cache_dir.hpp"
 #include "histogram/device_histogram.hpp"
 #include "histogram/tests/support.hpp"
 
 using namespace conv::histogram;
+using conv::ProgramCache;
 using Catch::Matchers::Contains;
 namespace fs = std::filesystem;
 
@@ -28,22 +30,73 @@ const Variant& local_atomic() { return find_variant("local-atomic"); }
 // a different key, which is all these tests need.
 std::string options(unsigned n) { return "-DCACHE_TEST=" + std::to_string(n); }
 
-// Counts an image with `program` (built from local-atomic's source).
-Counts count_with(const cl::Program& program, const RgbImage& image) {
-  const Plan plan = make_plan(local_atomic(), image.pixels(), Settings(), test::facts());
-  DeviceHistogram dh(test::cl().context, plan);
-  dh.upload(test::cl().queue, image);
-  dh.set_program(program, test::cl().device);
-  dh.poison(test::cl().queue);
-  cl::Event::waitForEvents(dh.enqueue(test::cl().queue));
-  dh.read_back(test::cl().queue);
+// The context, device and queue the tests build and run with.
+struct Cl {
+  const cl::Context& context = test::device().context();
+  const cl::Device& device = test::device().device();
+  cl::CommandQueue& queue = test::device().queue();
+};
+
+// Counts an image with `program` (built from local-atomic's source in the
+// context of `on`).
+Counts count_with(const cl::Program& program, const RgbImage& image,
+                  conv::DeviceContext& on = test::device()) {
+  const Plan plan = make_plan(local_atomic(), image.pixels(), Settings(), on.facts());
+  DeviceHistogram dh(on.context(), plan);
+  dh.upload(on.queue(), image);
+  dh.set_program(program, on.device());
+  dh.poison(on.queue());
+  cl::Event::waitForEvents(dh.enqueue(on.queue()));
+  dh.read_back(on.queue());
   return dh.finish();
+}
+
+// local-atomic's source with a kernel `count` that counts nothing.
+std::string counts_nothing(std::string src) {
+  const std::string body = "__kernel void count(";
+  REQUIRE(src.find(body) != std::string::npos);
+  src.replace(src.find(body), body.size(), "__kernel void unused(");
+  return src +
+         "\n__kernel void count(__global const uchar* rgb, const uint pixels, const uint chunk,\n"
+         "                    __global uint* histogram) {}\n";
+}
+
+// Sets (or, given nullptr, unsets) an environment variable for its lifetime.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    const char* old = std::getenv(name);
+    had_ = old != nullptr;
+    if (had_) old_ = old;
+    if (value)
+      setenv(name, value, 1);
+    else
+      unsetenv(name);
+  }
+  ~ScopedEnv() {
+    if (had_)
+      setenv(name_.c_str(), old_.c_str(), 1);
+    else
+      unsetenv(name_.c_str());
+  }
+
+ private:
+  std::string name_, old_;
+  bool had_ = false;
+};
+
+// A second context on the tests' device, with nothing built yet.
+conv::DeviceEntry tests_device() {
+  for (const auto& e : conv::enumerate_devices())
+    if (e.device() == test::device().device()()) return e;
+  FAIL("the tests' device is not in the device list");
+  return {};
 }
 
 }  // namespace
 
 TEST_CASE("the cache key changes with source, options and device facts", "[histogram][cache]") {
-  const auto& dev = test::cl().device;
+  const auto& dev = test::device().device();
   const std::string src = local_atomic().source;
   const std::string k = ProgramCache::key(dev, src, options(8));
   CHECK(k.size() == 32);
@@ -59,7 +112,7 @@ TEST_CASE("the cache key changes with source, options and device facts", "[histo
 
 TEST_CASE("a second build is warm and counts the same", "[histogram][cache]") {
   const ProgramCache cache = fresh_cache("warm");
-  const auto& c = test::cl();
+  const Cl c;
   const std::string src = local_atomic().source;
   const auto cold = cache.build(c.context, c.device, src, options(2), "local_atomic.cl");
   CHECK_FALSE(cold.from_cache);
@@ -75,7 +128,7 @@ TEST_CASE("a second build is warm and counts the same", "[histogram][cache]") {
 
 TEST_CASE("a stale entry is never used", "[histogram][cache]") {
   const ProgramCache cache = fresh_cache("stale");
-  const auto& c = test::cl();
+  const Cl c;
   const std::string src = local_atomic().source;
   cache.build(c.context, c.device, src, options(2), "local_atomic.cl");
   const std::string built = cache.path_for(ProgramCache::key(c.device, src, options(2)));
@@ -96,13 +149,7 @@ TEST_CASE("a stale entry is never used", "[histogram][cache]") {
   }
   // What the cache now serves for the edited source is the edited program:
   // a source whose kernel counts nothing gives zeros, not local-atomic's counts.
-  std::string empty = src;
-  const std::string body = "__kernel void count(";
-  REQUIRE(empty.find(body) != std::string::npos);
-  empty.replace(empty.find(body), body.size(), "__kernel void unused(");
-  empty +=
-      "\n__kernel void count(__global const uchar* rgb, const uint pixels, const uint chunk,\n"
-      "                    __global uint* histogram) {}\n";
+  const std::string empty = counts_nothing(src);
   const std::string empty_path = cache.path_for(ProgramCache::key(c.device, empty, options(2)));
   fs::copy_file(built, empty_path, fs::copy_options::overwrite_existing);
   const auto served = cache.build(c.context, c.device, empty, options(2), "empty");
@@ -114,7 +161,7 @@ TEST_CASE("a stale entry is never used", "[histogram][cache]") {
 
 TEST_CASE("a corrupt entry falls back to a cold build", "[histogram][cache]") {
   const ProgramCache cache = fresh_cache("corrupt");
-  const auto& c = test::cl();
+  const Cl c;
   const std::string src = local_atomic().source;
   const std::string path = cache.path_for(ProgramCache::key(c.device, src, options(8)));
   cache.build(c.context, c.device, src, options(8), "local_atomic.cl");
@@ -164,6 +211,64 @@ TEST_CASE("the cache lives in the user's cache folder and can be turned off",
 
   // A disabled cache neither reads nor writes anything.
   const ProgramCache off;
-  const auto& c = test::cl();
+  const Cl c;
   CHECK_FALSE(off.build(c.context, c.device, local_atomic().source, options(8), "x").from_cache);
+}
+
+TEST_CASE("one cache folder: XDG_CACHE_HOME, else HOME/.cache, else none", "[histogram][cache]") {
+  {
+    const ScopedEnv xdg("XDG_CACHE_HOME", "/x/cache"), home("HOME", "/h");
+    CHECK(conv::cache_dir("pocl") == "/x/cache/pocl");
+    CHECK(conv::cache_dir("clconv/programs") == "/x/cache/clconv/programs");
+  }
+  {
+    const ScopedEnv xdg("XDG_CACHE_HOME", ""), home("HOME", "/h");  // empty counts as unset
+    CHECK(conv::cache_dir("clconv") == "/h/.cache/clconv");
+  }
+  const ScopedEnv xdg("XDG_CACHE_HOME", nullptr), home("HOME", nullptr);
+  const ScopedEnv cache_on("CLCONV_NO_BINARY_CACHE", nullptr);
+  CHECK(conv::cache_dir("pocl") == "");
+  CHECK_FALSE(ProgramCache::for_user(false).enabled());
+}
+
+TEST_CASE("DeviceContext::program reads the binary cache only where it was turned on",
+          "[histogram][cache]") {
+  // A user cache folder holding, under local-atomic's key, the binary of a
+  // kernel that counts nothing: a program served from it counts zeros.
+  const std::string xdg = test::scratch_dir() + "/xdg-context";
+  fs::remove_all(xdg);
+  const ScopedEnv cache_home("XDG_CACHE_HOME", xdg.c_str());
+  const ScopedEnv cache_on("CLCONV_NO_BINARY_CACHE", nullptr);
+  const ProgramCache user = ProgramCache::for_user(false);
+  REQUIRE(user.folder() == xdg + "/clconv/programs");
+  const Cl c;
+  const std::string src = local_atomic().source;
+  const cl::Program nothing =
+      ProgramCache::build_cold(c.context, c.device, counts_nothing(src), options(6), "empty");
+  const auto binaries = nothing.getInfo<CL_PROGRAM_BINARIES>();
+  REQUIRE(binaries.size() == 1);
+  fs::create_directories(user.folder());
+  const auto entry =
+      ProgramCache::encode_entry(ProgramCache::key_text(c.device, src, options(6)), binaries[0]);
+  test::write_scratch("planted", std::string(entry.begin(), entry.end()));
+  fs::copy_file(test::scratch_dir() + "/planted",
+                user.path_for(ProgramCache::key(c.device, src, options(6))));
+
+  std::mt19937 rng(test::run_seed());
+  const RgbImage image = test::random_image(53, 29, rng);
+  INFO(test::seed_note());
+  // The steps' way: compiled from source, the planted binary never read.
+  conv::DeviceContext steps(tests_device());
+  CHECK(describe_difference(
+            count_with(steps.program(src, options(6), "local_atomic.cl"), image, steps),
+            serial_count(image)) == "");
+  // The histogram's way: the binary from the user's cache.
+  conv::DeviceContext histogram(tests_device());
+  histogram.use_binary_cache(user);
+  const Counts served =
+      count_with(histogram.program(src, options(6), "local_atomic.cl"), image, histogram);
+  CHECK(std::count(served.begin(), served.end(), 0u) == kCounts);
+  // What it builds itself, it stores.
+  histogram.program(src, options(7), "local_atomic.cl");
+  CHECK(fs::exists(user.path_for(ProgramCache::key(c.device, src, options(7)))));
 }

@@ -7,18 +7,7 @@
 
 namespace conv::histogram::test {
 
-Cl& cl() {
-  static Cl handles{conv::test::device().context(), conv::test::device().device(),
-                    conv::test::device().queue()};
-  return handles;
-}
-
 const DeviceFacts& facts() { return conv::test::device().facts(); }
-
-Programs& programs() {
-  static Programs built(cl(), ProgramCache());
-  return built;
-}
 
 RgbImage random_image(int width, int height, std::mt19937& rng) {
   RgbImage image;

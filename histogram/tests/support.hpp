@@ -17,9 +17,10 @@
 
 namespace conv::histogram::test {
 
-Cl& cl();
+// The other tests' device (tests/support.hpp). Its programs are built
+// without the binary cache: the tests leave the user's cache alone.
+using conv::test::device;
 const DeviceFacts& facts();
-Programs& programs();  // no disk cache: the tests leave the user's cache alone
 
 // The seed and the scratch folder are the other tests' (tests/support.hpp,
 // tests/files.hpp), and so is the subprocess runner (tests/process.hpp).

@@ -15,8 +15,7 @@ namespace {
 
 // One run into poisoned buffers (run_variant's first run), no timing.
 Counts device_count(const RgbImage& image, const Variant& variant, const Settings& settings) {
-  return run_variant(test::cl(), test::programs(), test::facts(), image, variant, settings, 1, 0)
-      .counts;
+  return run_variant(test::device(), image, variant, settings, 1, 0).counts;
 }
 
 void check_all_variants(const RgbImage& image, const Settings& settings) {
@@ -123,9 +122,7 @@ TEST_CASE("one-launch leaves its sums zero: every call counts the same", "[histo
   const Counts expected = serial_count(image);
   INFO(seed_note());
   for (auto s : {Settings(), with(5, 16), with(1, 1)}) {
-    const VariantRun run =
-        run_variant(test::cl(), test::programs(), test::facts(), image,
-                    find_variant("one-launch"), s, 3, 1);
+    const VariantRun run = run_variant(test::device(), image, find_variant("one-launch"), s, 3, 1);
     CHECK(describe_difference(run.counts, expected) == "");
   }
   // Without the reset of the groups-done counter, no group after the first
@@ -143,8 +140,7 @@ TEST_CASE("one-launch leaves its sums zero: every call counts the same", "[histo
     s.kernel_source.replace(at, std::string(reset).size(), broken);
     s.kernel_label = "one_launch.cl without its reset";
     INFO(broken);
-    CHECK_THROWS_WITH(run_variant(test::cl(), test::programs(), test::facts(), image,
-                                  find_variant("one-launch"), s, 2, 0),
+    CHECK_THROWS_WITH(run_variant(test::device(), image, find_variant("one-launch"), s, 2, 0),
                       Catch::Matchers::Contains("counted differently"));
   }
 }

@@ -2,6 +2,9 @@
 // run skips the compiler ("warm" build). The key hashes everything a binary
 // depends on (source, build options, platform, device, driver), and the
 // entry repeats the whole key, so a stale or colliding file is never used.
+// DeviceContext::program reads and writes it where a program turns it on
+// (DeviceContext::use_binary_cache: the histogram does, the steps do not);
+// the histogram's --breakdown times its parts one by one.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -10,15 +13,16 @@
 
 #include "common/cl.hpp"
 
-namespace conv::histogram {
+namespace conv {
 
 class ProgramCache {
  public:
   // A cache in `folder`; an empty folder means no cache at all.
   explicit ProgramCache(std::string folder = "") : folder_(std::move(folder)) {}
 
-  // $XDG_CACHE_HOME/clconv/programs, else ~/.cache/clconv/programs; none
-  // when `disabled` (--no-binary-cache) or CLCONV_NO_BINARY_CACHE is set.
+  // cache_dir("clconv/programs"): $XDG_CACHE_HOME/clconv/programs, else
+  // ~/.cache/clconv/programs; none when neither variable is set, when
+  // `disabled` (--no-binary-cache) or when CLCONV_NO_BINARY_CACHE is set.
   static ProgramCache for_user(bool disabled);
   static bool disabled_by_environment();
 
@@ -32,12 +36,14 @@ class ProgramCache {
                          const std::string& options);
   std::string path_for(const std::string& key) const;
 
-  // Always compiles from source (a cold build); throws BuildError with the log.
+  // Always compiles from source (a cold build, build_program); throws
+  // BuildError with the log.
   static cl::Program build_cold(const cl::Context& context, const cl::Device& device,
                                 const std::string& source, const std::string& options,
                                 const std::string& label);
   // The cached binary, built for this device, or nullopt with the reason in
-  // `why` (no entry, stale, corrupt, refused by the driver). Never throws.
+  // `why` (no entry, stale, corrupt, refused by the driver, with the
+  // driver's build log when it has one). Never throws.
   std::optional<cl::Program> load(const cl::Context& context, const cl::Device& device,
                                   const std::string& source, const std::string& options,
                                   std::string* why = nullptr) const;
@@ -61,4 +67,4 @@ class ProgramCache {
   std::string folder_;
 };
 
-}  // namespace conv::histogram
+}  // namespace conv

@@ -1,15 +1,18 @@
-#include "histogram/program_cache.hpp"
+#include "common/program_cache.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <sstream>
 
+#include "common/cache_dir.hpp"
+#include "common/errors.hpp"
 #include "common/image.hpp"
 #include "common/program.hpp"
 
-namespace conv::histogram {
+namespace conv {
 namespace {
 
 constexpr char kMagic[] = "clconv-program-cache 1\n";  // bump when the format or the key changes
@@ -38,14 +41,6 @@ std::string trimmed(std::string s) {
   return s;
 }
 
-std::string home_cache() {
-  const char* xdg = std::getenv("XDG_CACHE_HOME");
-  if (xdg && *xdg) return xdg;
-  const char* home = std::getenv("HOME");
-  if (home && *home) return std::string(home) + "/.cache";
-  return "";
-}
-
 }  // namespace
 
 bool ProgramCache::disabled_by_environment() {
@@ -55,8 +50,7 @@ bool ProgramCache::disabled_by_environment() {
 
 ProgramCache ProgramCache::for_user(bool disabled) {
   if (disabled || disabled_by_environment()) return ProgramCache();
-  const std::string base = home_cache();
-  return ProgramCache(base.empty() ? "" : base + "/clconv/programs");
+  return ProgramCache(cache_dir("clconv/programs"));
 }
 
 std::string ProgramCache::key_text(const cl::Device& device, const std::string& source,
@@ -149,6 +143,14 @@ std::optional<cl::Program> ProgramCache::load(const cl::Context& context, const 
     cl::Program program(context, devices, binaries);
     program.build(devices, options.c_str());
     return program;
+  } catch (const cl::BuildError& e) {  // CLHPP's: the driver's log for each device
+    std::string log;
+    for (const auto& [built_for, text] : e.getBuildLog()) log += text;
+    while (!log.empty() && (log.back() == '\n' || log.back() == '\0' || log.back() == ' '))
+      log.pop_back();
+    std::replace(log.begin(), log.end(), '\n', ' ');  // one line, for a note on stderr
+    return miss(std::string("the driver refused the binary (") + e.what() + ": " +
+                cl_error_name(e.err()) + ")" + (log.empty() ? "" : "; build log: " + log));
   } catch (const cl::Error& e) {
     return miss(std::string("the driver refused the binary (") + e.what() + ")");
   } catch (const std::exception& e) {
@@ -180,4 +182,4 @@ ProgramCache::Built ProgramCache::build(const cl::Context& context, const cl::De
   return built;
 }
 
-}  // namespace conv::histogram
+}  // namespace conv
