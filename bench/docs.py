@@ -200,6 +200,165 @@ def kernel_diff(older, newer, name="convolve.cl"):
     return "```diff\n" + "".join(diff) + "```\n"
 
 
+# ---- source quoted in the lessons, and the lines a reader reads ----------------
+# <!-- generated: source step1-naive/launcher.cpp //~1. //~2. -->
+# quotes a piece of a source file; <!-- generated: reading PART ... --> counts
+# the lines of a reading path. Both read the sources when the page is
+# generated, so --check fails when the code changes and the page does not.
+
+def _source_lines(path):
+    full = os.path.join(ROOT, path)
+    if not os.path.isfile(full):
+        raise SystemExit("docs.py: '{}' is not a file of the repository".format(path))
+    with open(full) as f:
+        return f.read().split("\n")
+
+
+def _find_line(lines, text, start, path):
+    """The first line from `start` that contains `text` (a "~" is a space)."""
+    text = text.replace("~", " ")
+    for i in range(start, len(lines)):
+        if text in lines[i]:
+            return i
+    raise SystemExit("docs.py: no line of {} (from line {}) contains '{}'".format(path, start + 1, text))
+
+
+def source(path, start=None, stop=None):
+    """Quotes `path` from the first line containing START (whole file
+    without it) up to, not including, the next line containing STOP (to the
+    end without it); a "~" in START or STOP is a space. The piece is
+    dedented, and captioned with its file and lines."""
+    import textwrap
+    lines = _source_lines(path)
+    first = _find_line(lines, start, 0, path) if start else 0
+    last = _find_line(lines, stop, first + 1, path) if stop else len(lines)
+    while last > first and not lines[last - 1].strip():
+        last -= 1
+    while first < last and not lines[first].strip():
+        first += 1
+    lang = {".cl": "c", ".cpp": "cpp", ".hpp": "cpp", ".py": "python", ".sh": "sh"}.get(
+        os.path.splitext(path)[1], "")
+    body = textwrap.dedent("\n".join(lines[first:last]))
+    return "```{}\n{}\n```\n*`{}`, lines {} to {}.*\n".format(lang, body, path, first + 1, last)
+
+
+def _skip_literal(text, i):
+    """The index just past the comment, string or character literal that
+    starts at text[i], or i when none does."""
+    if text.startswith("//", i):
+        end = text.find("\n", i)
+        return len(text) if end < 0 else end
+    if text.startswith("/*", i):
+        end = text.find("*/", i + 2)
+        return len(text) if end < 0 else end + 2
+    m = re.match(r'R"([^(\s]*)\(', text[i:i + 20])
+    if m and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")):
+        end = text.find(")" + m.group(1) + '"', i)
+        return len(text) if end < 0 else end + len(m.group(1)) + 2
+    if text[i] in "\"'":
+        if text[i] == "'" and i > 0 and text[i - 1].isalnum():
+            return i  # a digit separator (1'000)
+        j = i + 1
+        while j < len(text) and text[j] != text[i]:
+            j += 2 if text[j] == "\\" else 1
+        return j + 1
+    return i
+
+
+def _definitions(lines, name, path):
+    """(first, last) line indexes of every definition of the function `name`
+    (a qualified name for a member: Launch::buffer) at the top level of a
+    C++ file, each from the comment right above it to its closing brace."""
+    head = re.compile(r"(?<![\w:~])" + re.escape(name) + r"\s*\(")
+    text = "\n".join(lines)
+    starts = [sum(len(l) + 1 for l in lines[:n]) for n in range(len(lines))]
+    found = []
+    n = 0
+    while n < len(lines):
+        line = lines[n]
+        if not line or line[0].isspace() or line.startswith(("//", "#")) or not head.search(line):
+            n += 1
+            continue
+        i, depth, body = starts[n] + head.search(line).end() - 1, 0, None
+        while i < len(text):  # past the parameters, to the body's brace or a ';'
+            j = _skip_literal(text, i)
+            if j != i:
+                i = j
+                continue
+            c = text[i]
+            depth += c == "("
+            depth -= c == ")"
+            if depth == 0 and c in "{;":
+                body = i if c == "{" else None
+                break
+            i += 1
+        if body is None:  # a declaration
+            n += 1
+            continue
+        i, braces = body, 0
+        while i < len(text):
+            j = _skip_literal(text, i)
+            if j != i:
+                i = j
+                continue
+            braces += (text[i] == "{") - (text[i] == "}")
+            if braces == 0:
+                break
+            i += 1
+        last = text.count("\n", 0, i)
+        first = n
+        while first > 0 and lines[first - 1].lstrip().startswith("//"):
+            first -= 1
+        found.append((first, last))
+        n = last + 1
+    if not found:
+        raise SystemExit("docs.py: {} defines no function '{}'".format(path, name))
+    return found
+
+
+def reading_part(part):
+    """(label, lines read) for FILE or FILE:FUNCTION; lines read are the
+    non-blank ones, comments included."""
+    path, _, name = part.partition(":")
+    lines = _source_lines(path)
+    if not name:
+        return "`{}`".format(path), sum(1 for l in lines if l.strip())
+    defs = _definitions(lines, name, path)
+    count = sum(1 for a, b in defs for l in lines[a:b + 1] if l.strip())
+    return "`{}`: `{}()`{}".format(path, name, " ({} definitions)".format(len(defs)) if len(defs) > 1 else ""), count
+
+
+def reading(*parts):
+    """The lines a reader reads along a path through the sources: PART ...
+    [also: PART ...] [kernel: FILE ...]. A PART is FILE (all of it) or
+    FILE:FUNCTION (every top-level definition of that name, with the
+    comment above it). The path's total comes first; the parts after
+    "also:" (further reading) and "kernel:" are listed, not added to it."""
+    groups = {"path": [], "also": [], "kernel": []}
+    group = "path"
+    for p in parts:
+        if p in ("also:", "kernel:"):
+            group = p[:-1]
+        else:
+            groups[group].append(reading_part(p))
+    if not groups["path"]:
+        raise SystemExit("docs.py: 'reading' needs at least one part before also: or kernel:")
+    total = sum(n for _, n in groups["path"])
+    rows = [[label, str(n)] for label, n in groups["path"]]
+    rows.append(["**the path, outside the kernel**", "**{}**".format(total)])
+    rows += [[label + " (the kernel)", str(n)] for label, n in groups["kernel"]]
+    text = "End to end, outside the kernel: **{} lines**.\n\n".format(total)
+    if groups["also"]:
+        also = sum(n for _, n in groups["also"])
+        rows.append(["*further, if you follow the names:*", ""])
+        rows += [[label, str(n)] for label, n in groups["also"]]
+        rows.append(["**the path and the further reading**", "**{}**".format(total + also)])
+    return text + table(["read", "lines"], rows) + (
+        "\n*Non-blank lines, comments included, counted in the sources by `bench/docs.py` "
+        "(generator `reading`) each time the page is generated; a function counts from the "
+        "comment above it to its closing brace.*\n")
+
+
 # ---- figures quoted in the prose ---------------------------------------------
 # <!-- value: speedup tour-pocl step3-local step4-unroll/fixed -->1.33<!-- end value -->
 # is rewritten from the CSV like a generated block, so a figure in a sentence
@@ -492,7 +651,7 @@ def check_prose(pages):
 
 
 GENERATORS = {"diff": kernel_diff, "seed001": seed001, "seed001-wg": seed001_wg, "seed000": seed000, "seed004": seed004,
-              "tour": tour}
+              "tour": tour, "source": source, "reading": reading}
 
 
 def plugins():

@@ -19,8 +19,10 @@ shift
 raw=0
 if [ "${1:-}" = "--raw" ]; then raw=1; shift; fi
 build="${BUILD:-build}"
-# The step's executable is named after its folder (step 6's folder also builds step6-bank and step6-volume).
-dir=$(ls -d step"$n"-*/ 2>/dev/null | head -n 1 || true)
+# The step's executable is named after its folder, the one with a convolve.cl
+# (step6-volume/ is not a step; step 6's folder also builds step6-bank).
+dir=$(ls -d step"$n"-*/convolve.cl 2>/dev/null | head -n 1 || true)
+dir="${dir%/convolve.cl}"
 exe="$build/bin/$(basename "${dir:-none}")"
 [ -x "$exe" ] || exe=""
 [ -n "$exe" ] || { echo "pocl-vectorizer.sh: no step $n in $build/bin (build first; $usage)" >&2; exit 2; }

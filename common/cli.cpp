@@ -97,96 +97,124 @@ int parse_command_line(CLI::App& app, int argc, char** argv) {
   return -1;
 }
 
+namespace {
+
+// What a step's command line asks for.
+struct StepCommand {
+  DeviceOptions device;
+  ProblemOptions problem;
+  std::map<std::string, std::string> values;  // the step's options, by name
+  std::string wg = "auto", output, kernel_file;
+  int reps = 10;
+  bool verify = false, csv = false;
+  double timeout = -1;
+  Border border = Border::zero;  // parsed from problem.border
+};
+
+void add_step_options(CLI::App& app, const Step& step, StepCommand& c) {
+  add_problem_options(app, c.problem);
+  for (const auto& o : step.options()) {
+    auto* opt = app.add_option("--" + o.name, c.values[o.name], o.help);
+    opt->default_str(o.default_value);
+    if (!o.choices.empty()) opt->check(CLI::IsMember(o.choices));
+  }
+  app.add_option("--wg", c.wg, "Work-group shape WxH, or auto (16x16 unless the step tunes its own)")
+      ->capture_default_str();
+  app.add_option("--reps", c.reps, "Timed launches (after one warm-up)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000));
+  app.add_option("--output", c.output, "Write the result: FILE.png (clamped to [0,1]) or FILE.pfm (exact)");
+  app.add_flag("--verify", c.verify,
+               "Compare with the serial reference; print the error; exit 1 if over tolerance");
+  app.add_flag("--csv", c.csv, "Print CSV (one header row) instead of a table");
+  app.add_option("--kernel", c.kernel_file, "Build this OpenCL file instead of the embedded kernel");
+  app.add_option("--timeout", c.timeout,
+                 "End the run after this many seconds, for a kernel that never returns "
+                 "(0: no limit; default: 60 with --kernel, else none)")
+      ->check(CLI::Range(0.0, 1e6));
+  add_device_options(app, c.device);
+}
+
+// Every check of the command line (exit 2), then the --output folder and
+// the --kernel file, before any image is loaded or device opened.
+RunOptions check_step_command(const Step& step, StepCommand& c) {
+  RunOptions run;
+  if (c.wg != "auto") std::tie(run.wg_x, run.wg_y) = parse_size(c.wg, "--wg", 1 << 14);
+  for (const auto& [name, value] : c.values)
+    if (!value.empty()) run.values[name] = value;
+  step.check_options(run);
+  c.border = parse_border(c.problem.border);
+  if (!c.output.empty()) check_output_path(c.output);  // also: can it be written?
+  if (!c.kernel_file.empty()) {
+    run.kernel_source = read_text_file(c.kernel_file);
+    run.kernel_label = c.kernel_file;
+  }
+  if (c.timeout < 0) c.timeout = c.kernel_file.empty() ? 0 : kDefaultKernelTimeout;
+  return run;
+}
+
+// The run's report: a table (or CSV) row with the timings, the step's note.
+void print_report(const Step& step, const DeviceFacts& facts, const Problem& problem,
+                  const RunOptions& run, const RunResult& result, const Comparison* cmp, bool csv) {
+  Row row = problem_row(facts, step.name(), step.describe(run), problem);
+  row.wg = result.work_group;
+  fill_metrics(row, result.stats, static_cast<long long>(problem.padded.pixels.size()));
+  if (cmp) {
+    row.max_abs_err = cmp->max_abs_err;
+    row.max_rel_err = cmp->max_rel_err;
+  }
+  if (csv) {
+    write_csv_header(std::cout);
+    write_csv_row(std::cout, row);
+    if (!result.note.empty()) std::cerr << step.name() << ": " << result.note << "\n";
+    return;
+  }
+  const Filter& filter = problem.filter;
+  std::cout << step.name() << " on " << facts.name << " (" << facts.platform << ", driver "
+            << facts.driver << "): " << problem.padded.width - filter.width + 1 << "x"
+            << problem.padded.height - filter.width + 1 << ", filter " << filter.name << " ("
+            << filter.width << "x" << filter.width << "), border " << row.border << "\n";
+  if (!result.note.empty()) std::cout << result.note << "\n";
+  write_table(std::cout, {row}, false);
+}
+
+}  // namespace
+
+// A step's executable: parse and check the command line, load the image
+// and the filter, run the step on the device, report, verify, save.
 int step_main(int argc, char** argv, Step& step) {
   return guarded_main(step.name(), [&]() -> int {
     CLI::App app(step.name() + ": " + step.summary(), step.name());
-    DeviceOptions device_options;
-    ProblemOptions problem_options;
-    std::string wg = "auto", output, kernel_file;
-    std::map<std::string, std::string> values;  // the step's options, by name
-    int reps = 10;
-    bool verify = false, csv = false;
-    add_problem_options(app, problem_options);
-    for (const auto& o : step.options()) {
-      auto* opt = app.add_option("--" + o.name, values[o.name], o.help);
-      opt->default_str(o.default_value);
-      if (!o.choices.empty()) opt->check(CLI::IsMember(o.choices));
-    }
-    app.add_option("--wg", wg, "Work-group shape WxH, or auto (16x16 unless the step tunes its own)")
-        ->capture_default_str();
-    app.add_option("--reps", reps, "Timed launches (after one warm-up)")
-        ->capture_default_str()
-        ->check(CLI::Range(1, 100000));
-    app.add_option("--output", output, "Write the result: FILE.png (clamped to [0,1]) or FILE.pfm (exact)");
-    app.add_flag("--verify", verify,
-                 "Compare with the serial reference; print the error; exit 1 if over tolerance");
-    app.add_flag("--csv", csv, "Print CSV (one header row) instead of a table");
-    app.add_option("--kernel", kernel_file, "Build this OpenCL file instead of the embedded kernel");
-    double timeout = -1;
-    app.add_option("--timeout", timeout,
-                   "End the run after this many seconds, for a kernel that never returns "
-                   "(0: no limit; default: 60 with --kernel, else none)")
-        ->check(CLI::Range(0.0, 1e6));
-    add_device_options(app, device_options);
+    StepCommand c;
+    add_step_options(app, step, c);
     if (int rc = parse_command_line(app, argc, argv); rc >= 0) return rc;
+    RunOptions run = check_step_command(step, c);
+    const Filter filter = parse_filter_spec(c.problem.filter);
+    const Problem problem = make_problem(load_image_spec(c.problem.image), filter, c.border);
 
-    // Every check of the command line first (exit 2), then the files, and
-    // only then the device.
-    RunOptions run;
-    if (wg != "auto") std::tie(run.wg_x, run.wg_y) = parse_size(wg, "--wg", 1 << 14);
-    for (const auto& [name, value] : values)
-      if (!value.empty()) run.values[name] = value;
-    step.check_options(run);
-    const Border border = parse_border(problem_options.border);
-    if (!output.empty()) check_output_path(output);  // also: can it be written?
-    if (!kernel_file.empty()) {
-      run.kernel_source = read_text_file(kernel_file);
-      run.kernel_label = kernel_file;
-    }
-    if (timeout < 0) timeout = kernel_file.empty() ? 0 : kDefaultKernelTimeout;
-    const Filter filter = parse_filter_spec(problem_options.filter);
-    const Image image = load_image_spec(problem_options.image);
-    const Problem problem = make_problem(image, filter, border);
-
+    // The device and the run (common/run_step.cpp), under --timeout's watch.
     RunResult result;
     std::unique_ptr<DeviceContext> device;
     {
-      const Watchdog watchdog(step.name(), timeout,
-                              "stopped after --timeout " + format_seconds(timeout) +
+      const Watchdog watchdog(step.name(), c.timeout,
+                              "stopped after --timeout " + format_seconds(c.timeout) +
                                   " s: the kernel did not finish (does it loop forever?)");
-      device = std::make_unique<DeviceContext>(device_options.choice);
-      if (wg == "auto") std::tie(run.wg_x, run.wg_y) = step.default_work_group(device->facts(), filter.width);
-      result = run_step(step, *device, problem, run, reps);
+      device = std::make_unique<DeviceContext>(c.device.choice);
+      if (c.wg == "auto")
+        std::tie(run.wg_x, run.wg_y) = step.default_work_group(device->facts(), problem.filter.width);
+      result = run_step(step, *device, problem, run, c.reps);
     }
-
-    Row row = problem_row(device->facts(), step.name(), step.describe(run), problem);
-    row.wg = result.work_group;
-    fill_metrics(row, result.stats, static_cast<long long>(problem.padded.pixels.size()));
 
     Comparison cmp;
-    if (verify) {
-      cmp = step.compare(result.output, problem, reference_correlate(problem.padded, filter));
-      row.max_abs_err = cmp.max_abs_err;
-      row.max_rel_err = cmp.max_rel_err;
-    }
-    if (csv) {
-      write_csv_header(std::cout);
-      write_csv_row(std::cout, row);
-      if (!result.note.empty()) std::cerr << step.name() << ": " << result.note << "\n";
-    } else {
-      std::cout << step.name() << " on " << device->facts().name << " (" << device->facts().platform
-                << ", driver " << device->facts().driver << "): " << image.width << "x"
-                << image.height << ", filter " << filter.name << " (" << filter.width << "x"
-                << filter.width << "), border " << row.border << "\n";
-      if (!result.note.empty()) std::cout << result.note << "\n";
-      write_table(std::cout, {row}, false);
-    }
-    if (verify) {
+    if (c.verify)
+      cmp = step.compare(result.output, problem, reference_correlate(problem.padded, problem.filter));
+    print_report(step, device->facts(), problem, run, result, c.verify ? &cmp : nullptr, c.csv);
+    if (c.verify) {
       std::cerr << "verify: " << cmp.describe() << (cmp.passed() ? " - OK" : " - FAILED")
-                << (!cmp.passed() && !output.empty() ? " (" + output + " not written)" : "") << "\n";
+                << (!cmp.passed() && !c.output.empty() ? " (" + c.output + " not written)" : "") << "\n";
       if (!cmp.passed()) return 1;
     }
-    if (!output.empty()) save_image(output, result.output);  // only a result that passed
+    if (!c.output.empty()) save_image(c.output, result.output);  // only a result that passed
     return 0;
   });
 }

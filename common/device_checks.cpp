@@ -73,11 +73,13 @@ void check_work_group_shape(DeviceContext& device, int wg_x, int wg_y, int wg_z)
                 " (CL_DEVICE_MAX_WORK_ITEM_SIZES)");
 }
 
-void check_work_group(DeviceContext& device, const cl::Kernel& kernel, int wg_x, int wg_y) {
-  check_work_group_shape(device, wg_x, wg_y);
+void check_work_group(DeviceContext& device, const cl::Kernel& kernel, int wg_x, int wg_y,
+                      int wg_z) {
+  check_work_group_shape(device, wg_x, wg_y, wg_z);
   const auto& f = device.facts();
-  const std::string shape = std::to_string(wg_x) + "x" + std::to_string(wg_y);
-  const std::size_t items = static_cast<std::size_t>(wg_x) * wg_y;
+  const std::string shape = std::to_string(wg_x) + "x" + std::to_string(wg_y) +
+                            (wg_z != 1 ? "x" + std::to_string(wg_z) : "");
+  const std::size_t items = static_cast<std::size_t>(wg_x) * wg_y * wg_z;
   const std::size_t kernel_max =
       kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device.device());
   if (items > kernel_max)

@@ -18,7 +18,8 @@ void check_work_group_shape(DeviceContext& device, int wg_x, int wg_y, int wg_z 
 
 // As check_work_group_shape, and also against `kernel`'s own limit and, on a
 // CPU, the stack its work-items' private memory needs (check_private_memory).
-void check_work_group(DeviceContext& device, const cl::Kernel& kernel, int wg_x, int wg_y);
+void check_work_group(DeviceContext& device, const cl::Kernel& kernel, int wg_x, int wg_y,
+                      int wg_z = 1);
 
 // Throws Error naming the limit when one buffer of `bytes` is more than the
 // device allows (CL_DEVICE_MAX_MEM_ALLOC_SIZE).

@@ -1,11 +1,29 @@
 #include "common/report.hpp"
 
+#include "common/border.hpp"
+#include "common/launch.hpp"
+
 #include <ctime>
 #include <iomanip>
 #include <ostream>
 #include <sstream>
 
 namespace conv {
+
+Row problem_row(const DeviceFacts& facts, const std::string& step, const std::string& variant,
+                const Problem& problem) {
+  Row row;
+  stamp(row, facts);
+  row.step = step;
+  row.variant = variant;
+  row.width = problem.out_width();
+  row.height = problem.out_height();
+  row.filter = problem.filter.name;
+  row.filter_width = problem.filter.width;
+  row.border = border_name(problem.border);
+  return row;
+}
+
 
 std::string today_utc() {
   std::time_t now = std::time(nullptr);

@@ -11,6 +11,8 @@
 
 namespace conv {
 
+struct Problem;  // common/launch.hpp
+
 struct Row {
   std::string device, driver, date;
   std::string step, variant;
@@ -26,6 +28,12 @@ struct Row {
   double speedup_serial = NAN, speedup_prev = NAN;
   double max_abs_err = NAN, max_rel_err = NAN;
 };
+
+// A report row for one run on `problem`: device, driver and date stamped,
+// step and variant, the output's size, the filter and the border. The
+// caller fills in the timings.
+Row problem_row(const DeviceFacts& facts, const std::string& step, const std::string& variant,
+                const Problem& problem);
 
 // Fills device, driver and date (UTC, YYYY-MM-DD).
 void stamp(Row& row, const DeviceFacts& facts);

@@ -4,20 +4,6 @@
 
 namespace conv {
 
-Row problem_row(const DeviceFacts& facts, const std::string& step, const std::string& variant,
-                const Problem& problem) {
-  Row row;
-  stamp(row, facts);
-  row.step = step;
-  row.variant = variant;
-  row.width = problem.out_width();
-  row.height = problem.out_height();
-  row.filter = problem.filter.name;
-  row.filter_width = problem.filter.width;
-  row.border = border_name(problem.border);
-  return row;
-}
-
 Comparison Step::compare(const Image& output, const Problem& problem,
                          const Reference& reference) const {
   return compare_with_reference(output, reference, problem.filter.width);

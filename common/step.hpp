@@ -20,12 +20,6 @@
 
 namespace conv {
 
-// A report row for one run on `problem`: device, driver and date stamped,
-// step and variant, the output's size, the filter and the border. The
-// caller fills in the timings.
-Row problem_row(const DeviceFacts& facts, const std::string& step, const std::string& variant,
-                const Problem& problem);
-
 // One named option of a step: its kernel variant ("variant", offered as
 // --variant) or one of its own settings (step 5's --aligned, step 6's
 // --block). The executable offers each as --NAME; sweep takes lists of

@@ -1,7 +1,8 @@
 // Step 1's launcher: the whole OpenCL host side of the naive kernel. The
 // harness has chosen the device (a context and a profiling queue) and padded
 // the image; this file makes the buffers, builds the program, sets the
-// ranges, and says how to run the kernel and read its result.
+// ranges, and says how to run the kernel and read its result
+// (docs/step1-naive.md reads it line by line).
 #include "common/step.hpp"
 
 namespace conv {

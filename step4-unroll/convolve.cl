@@ -70,12 +70,15 @@ __kernel void convolve(__global const float* input,   // padded, in_pitch floats
   for (int r = 0; r < F; r++) {
     const int f = r * F;                          // first weight of filter row r
     const int t = (ly + r) * tile_width + lx;     // first tile pixel under it
-#ifdef FILTER_WIDTH
+    // The row's F products: one whole inner loop per variant.
+#if defined(FILTER_WIDTH)
+    // fixed: a plain loop, which the compiler unrolls completely.
 #pragma unroll
     for (int c = 0; c < F; c++) {
       sum += filter[f + c] * tile[t + c];
     }
-#else
+#elif defined(REMAINDER_IFELSE)
+    // ifelse: four products per iteration, then the leftovers as an if-else chain.
     int c = 0;
     for (; c + 4 <= F; c += 4) {
       sum += filter[f + c] * tile[t + c];
@@ -83,7 +86,6 @@ __kernel void convolve(__global const float* input,   // padded, in_pitch floats
       sum += filter[f + c + 2] * tile[t + c + 2];
       sum += filter[f + c + 3] * tile[t + c + 3];
     }
-#ifdef REMAINDER_IFELSE
     const int left = F - c;
     if (left == 3) {
       sum += filter[f + c] * tile[t + c];
@@ -96,10 +98,17 @@ __kernel void convolve(__global const float* input,   // padded, in_pitch floats
       sum += filter[f + c] * tile[t + c];
     }
 #else
+    // loop4: four products per iteration, then the leftovers in a second loop.
+    int c = 0;
+    for (; c + 4 <= F; c += 4) {
+      sum += filter[f + c] * tile[t + c];
+      sum += filter[f + c + 1] * tile[t + c + 1];
+      sum += filter[f + c + 2] * tile[t + c + 2];
+      sum += filter[f + c + 3] * tile[t + c + 3];
+    }
     for (; c < F; c++) {
       sum += filter[f + c] * tile[t + c];
     }
-#endif
 #endif
   }
   output[y * out_width + x] = sum;

@@ -5,8 +5,11 @@
 // BLOCK_X * F. The BANK results of one pixel are stored side by side
 // (pixel-major, one aligned floatBANK per pixel); the host splits them into BANK
 // output planes. BANK is 1, 2, 4, 8 or 16; with 1 it computes what
-// convolve.cl computes. `diff -u convolve.cl bank.cl` shows the whole idea:
-// the types of the weights and the sums, and the store.
+// convolve.cl computes. It has none of convolve.cl's switches but
+// UNROLL_ROWS (the weights stay in constant memory, the copy and the block
+// keep their row shapes), so `diff -u convolve.cl bank.cl` shows those
+// branches gone and the whole idea: the types of the weights and the sums,
+// and the store.
 
 #define CAT(a, b) a##b
 #define XCAT(a, b) CAT(a, b)
@@ -39,16 +42,7 @@ __kernel void convolve(__global const float* input,   // padded, in_pitch floats
   for (int ty = ly; ty < tile_height; ty += get_local_size(1)) {
     for (int tx = 4 * lx; tx < tile_width; tx += 4 * get_local_size(0)) {
       const int i = (tile_y + ty) * in_pitch + (tile_x + tx);
-#if defined(SCALAR_LOADS)
-      tile[ty * tile_width + tx] = input[i];      // the same bytes, four loads
-      tile[ty * tile_width + tx + 1] = input[i + 1];
-      tile[ty * tile_width + tx + 2] = input[i + 2];
-      tile[ty * tile_width + tx + 3] = input[i + 3];
-#elif defined(ALIGNED_PITCH)
       vstore4(*(__global const float4*)(input + i), 0, tile + ty * tile_width + tx);
-#else
-      vstore4(vload4(0, input + i), 0, tile + ty * tile_width + tx);  // any alignment
-#endif
     }
   }
   // Every work-item of the group must arrive here before any reads the tile.

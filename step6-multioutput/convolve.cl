@@ -69,7 +69,10 @@ __kernel void convolve(__global const float* input,   // padded, in_pitch floats
   const int lx = get_local_id(0);
   const int ly = get_local_id(1);
 #define F FILTER_WIDTH
-#ifdef WEIGHTS_LOCAL
+
+  // Where the loops read weight (r, c): one of three places, chosen once.
+#if defined(WEIGHTS_LOCAL)
+  // local: copied into local memory, each filter row padded to whole float4s.
 #define WEIGHTS_PITCH (4 * ((F + 3) / 4))  // a filter row, padded to whole float4s
   __local float4 weights4[F * WEIGHTS_PITCH / 4];
   __local float* weights = (__local float*)weights4;
@@ -79,8 +82,10 @@ __kernel void convolve(__global const float* input,   // padded, in_pitch floats
   }
 #define WEIGHT(r, c) weights[(r) * WEIGHTS_PITCH + (c)]
 #elif defined(WEIGHTS_INLINE)
+  // inline: the program-scope array built from this filter's values.
 #define WEIGHT(r, c) inline_weights[(r) * F + (c)]
 #else
+  // constant: the filter argument, in constant memory as in step 5.
 #define WEIGHT(r, c) filter[(r) * F + (c)]
 #endif
 
@@ -88,8 +93,17 @@ __kernel void convolve(__global const float* input,   // padded, in_pitch floats
   // each work-item loads several float4s, striding by the work-group size.
   const int tile_x = get_group_id(0) * get_local_size(0) * BLOCK_X;
   const int tile_y = get_group_id(1) * get_local_size(1) * BLOCK_Y;
-#ifdef FLAT_COPY
-  // -D FLAT_COPY: the tile as one list of float4s dealt out to the
+#ifndef FLAT_COPY
+  // rows: as step 5 copies aligned rows, each work-item taking float4s along
+  // the rows ly, ly + height, ...
+  for (int ty = ly; ty < tile_height; ty += get_local_size(1)) {
+    for (int tx = 4 * lx; tx < tile_width; tx += 4 * get_local_size(0)) {
+      const int i = (tile_y + ty) * in_pitch + (tile_x + tx);
+      vstore4(*(__global const float4*)(input + i), 0, tile + ty * tile_width + tx);
+    }
+  }
+#else
+  // flat (-D FLAT_COPY): the tile as one list of float4s dealt out to the
   // work-items in turn, so that each copies the same number (give or take
   // one) whatever the tile's width, unrolled by four so that four loads are
   // in flight before their stores.
@@ -100,58 +114,14 @@ __kernel void convolve(__global const float* input,   // padded, in_pitch floats
     vstore4(*(__global const float4*)(input + (tile_y + ty) * in_pitch + (tile_x + tx)), 0,
             tile + ty * tile_width + tx);
   }
-#else
-  for (int ty = ly; ty < tile_height; ty += get_local_size(1)) {
-    for (int tx = 4 * lx; tx < tile_width; tx += 4 * get_local_size(0)) {
-      const int i = (tile_y + ty) * in_pitch + (tile_x + tx);
-#if defined(SCALAR_LOADS)
-      tile[ty * tile_width + tx] = input[i];      // the same bytes, four loads
-      tile[ty * tile_width + tx + 1] = input[i + 1];
-      tile[ty * tile_width + tx + 2] = input[i + 2];
-      tile[ty * tile_width + tx + 3] = input[i + 3];
-#elif defined(ALIGNED_PITCH)
-      vstore4(*(__global const float4*)(input + i), 0, tile + ty * tile_width + tx);
-#else
-      vstore4(vload4(0, input + i), 0, tile + ty * tile_width + tx);  // any alignment
-#endif
-    }
-  }
 #endif
   // Every work-item of the group must arrive here before any reads the tile.
   barrier(CLK_LOCAL_MEM_FENCE);
 
   const int x = (get_group_id(0) * get_local_size(0) + lx) * BLOCK_X;
   const int y = (get_group_id(1) * get_local_size(1) + ly) * BLOCK_Y;
-#ifdef VECTOR_BLOCK
-  // Output row by of the block is one vector of BLOCK_X sums. Filter tap
-  // (r, c) adds w times the BLOCK_X tile values from column c on: one
-  // unaligned vector load per vector multiply-add, each weight loaded once
-  // for the BLOCK_Y rows.
-#define VEC_(n) float##n
-#define VEC(n) VEC_(n)
-#define VLOAD_(n) vload##n
-#define VLOAD(n) VLOAD_(n)
-#define VSTORE_(n) vstore##n
-#define VSTORE(n) VSTORE_(n)
-  VEC(BLOCK_X) vsum[BLOCK_Y];
-#pragma unroll
-  for (int by = 0; by < BLOCK_Y; by++) vsum[by] = (VEC(BLOCK_X))(0.0f);
-#ifdef UNROLL_ROWS
-#pragma unroll
-#endif
-  for (int r = 0; r < F; r++) {
-    const int t = (ly * BLOCK_Y + r) * tile_width + lx * BLOCK_X;
-#pragma unroll
-    for (int c = 0; c < F; c++) {
-      const float w = WEIGHT(r, c);
-#pragma unroll
-      for (int by = 0; by < BLOCK_Y; by++)
-        vsum[by] += w * VLOAD(BLOCK_X)(0, tile + t + by * tile_width + c);
-    }
-  }
-#pragma unroll
-  for (int by = 0; by < BLOCK_Y; by++) VSTORE(BLOCK_X)(vsum[by], 0, output + (y + by) * out_pitch + x);
-#else
+#ifndef VECTOR_BLOCK
+  // rows: each tile row under the block in registers, reused across the block.
 #define ROW_FLOAT4S ((BLOCK_X + F - 1 + 3) / 4)  // the tile row under a block, in float4s
   float sum[BLOCK_Y][BLOCK_X];
 #pragma unroll
@@ -192,5 +162,34 @@ __kernel void convolve(__global const float* input,   // padded, in_pitch floats
       *(__global float4*)(output + (y + by) * out_pitch + x + 4 * q) = v;
     }
   }
+#else
+  // vectors (-D VECTOR_BLOCK): output row by of the block is one vector of
+  // BLOCK_X sums. Filter tap (r, c) adds w times the BLOCK_X tile values
+  // from column c on: one unaligned vector load per vector multiply-add,
+  // each weight loaded once for the BLOCK_Y rows.
+#define VEC_(n) float##n
+#define VEC(n) VEC_(n)
+#define VLOAD_(n) vload##n
+#define VLOAD(n) VLOAD_(n)
+#define VSTORE_(n) vstore##n
+#define VSTORE(n) VSTORE_(n)
+  VEC(BLOCK_X) vsum[BLOCK_Y];
+#pragma unroll
+  for (int by = 0; by < BLOCK_Y; by++) vsum[by] = (VEC(BLOCK_X))(0.0f);
+#ifdef UNROLL_ROWS
+#pragma unroll
+#endif
+  for (int r = 0; r < F; r++) {
+    const int t = (ly * BLOCK_Y + r) * tile_width + lx * BLOCK_X;
+#pragma unroll
+    for (int c = 0; c < F; c++) {
+      const float w = WEIGHT(r, c);
+#pragma unroll
+      for (int by = 0; by < BLOCK_Y; by++)
+        vsum[by] += w * VLOAD(BLOCK_X)(0, tile + t + by * tile_width + c);
+    }
+  }
+#pragma unroll
+  for (int by = 0; by < BLOCK_Y; by++) VSTORE(BLOCK_X)(vsum[by], 0, output + (y + by) * out_pitch + x);
 #endif
 }

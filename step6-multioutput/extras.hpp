@@ -1,9 +1,7 @@
-// Step 6's two extensions (docs/step6-multioutput.md):
-//  - the filter bank: BANK filters of one width applied in one pass (bank.cl),
-//    against BANK separate passes of the same kernel with one filter;
-//  - the 3D volume: a uchar volume and BANK F x F x F filters (volume.cl),
-//    the naive kernel against the register-blocked one.
-// Each comes with its serial reference, so the tests check it like the steps.
+// Step 6's filter bank (docs/step6-multioutput.md): BANK filters of one
+// width applied in one pass (bank.cl), against BANK separate passes of the
+// same kernel with one filter. Its tests check it against the serial
+// reference like the steps. (The 3D volume is step6-volume/.)
 #pragma once
 #include <cstdint>
 #include <string>
@@ -26,7 +24,7 @@ bool valid_bank_size(int bank);
 // "1,4,16" -> {1, 4, 16}; UsageError naming --bank for anything else.
 std::vector<int> parse_bank_list(const std::string& text);
 
-// What step6-bank and step6-volume share on their command lines.
+// What step6-bank takes on its command line besides the image and filters.
 struct ExtrasOptions {
   DeviceOptions device;
   std::string banks = "1,2,4,8,16";
@@ -65,55 +63,5 @@ BankRun run_bank(DeviceContext& device, const Image& padded, const std::vector<F
 Stats time_separate_passes(DeviceContext& device, const Image& padded,
                            const std::vector<Filter>& filters, int wg_x, int wg_y,
                            std::pair<int, int> block, int reps);
-
-// ---- the 3D volume --------------------------------------------------------
-
-struct Volume {
-  int width = 0, height = 0, depth = 0;
-  std::vector<std::uint8_t> voxels;  // x fastest, then y, then z
-  std::uint8_t at(int x, int y, int z) const {
-    return voxels[(static_cast<std::size_t>(z) * height + y) * width + x];
-  }
-};
-
-// Deterministic for a seed: smooth blobs plus noise, every value 0..255.
-Volume synthetic_volume(int width, int height, int depth, std::uint32_t seed);
-
-struct Filter3D {
-  int width = 0;               // F: the filter is F x F x F
-  std::vector<float> weights;  // x fastest, F^3
-  float at(int x, int y, int z) const {
-    return weights[(static_cast<std::size_t>(z) * width + y) * width + x];
-  }
-};
-
-// BANK random filters, weights in [-1, 1] scaled by 1 / F^3.
-std::vector<Filter3D> random_filter_bank_3d(int bank, int width, std::uint32_t seed);
-
-struct VolumeRun {
-  int out_width = 0, out_height = 0, out_depth = 0;
-  std::vector<Image> outputs;  // per filter: out_width x (out_height * out_depth)
-  Stats stats;
-  std::string work_group;
-};
-
-// Sizes of run_volume's buffers for a width x height x depth volume, F-wide
-// filters, `bank` of them, `step_x` outputs per work-item along x (1:
-// naive). check_volume_fits() throws (UsageError for a volume smaller than
-// the filter, Error naming the device's limit) before a voxel is generated.
-struct VolumeLayout {
-  int out_width = 0, out_height = 0, out_depth = 0, step_x = 1;
-  std::size_t out_pitch = 0, in_pitch = 0, in_slice = 0, out_slice = 0, in_bytes = 0, out_bytes = 0;
-};
-VolumeLayout check_volume_fits(DeviceContext& device, int width, int height, int depth, int F,
-                               int bank, int step_x, int wg_x, int wg_y, int wg_z);
-
-// "naive" or "blocked" (block_x outputs per work-item along x).
-VolumeRun run_volume(DeviceContext& device, const Volume& volume,
-                     const std::vector<Filter3D>& filters, const std::string& variant,
-                     int block_x, int wg_x, int wg_y, int wg_z, int reps);
-
-// The exact "valid" correlation, in double, laid out as VolumeRun's planes.
-Reference volume_reference(const Volume& volume, const Filter3D& filter);
 
 }  // namespace conv

@@ -2,7 +2,10 @@
 """The docs check catches a stale figure: bench/docs.py --check must fail on
 tests/data/stale-figures.md with one finding per planted mistake, on its
 line, and pass on tests/data/good-figures.md once that page is rendered; a
-value that names no row fails with a message, not a traceback."""
+value that names no row fails with a message, not a traceback. The
+generators that read the sources (`source` and `reading`) quote and count
+tests/data/reading-sample.cpp as its comment says, and one that names a
+function the file does not define fails with a message."""
 import os
 import shutil
 import subprocess
@@ -65,6 +68,33 @@ with tempfile.TemporaryDirectory() as tmp:
     rc, out = run("--check", bad)
     expect(rc != 0 and "matches 0 rows of tour-pocl.csv" in out and "Traceback" not in out,
            "a value naming no row did not fail with a clean message", out)
+
+    sample = "tests/data/reading-sample.cpp"
+    page = os.path.join(tmp, "reading.md")
+    with open(page, "w") as f:
+        f.write("<!-- generated: reading {0}:one {0}:two also: {0}:Thing::three kernel: {0} -->\n"
+                "<!-- end generated -->\n"
+                "<!-- generated: source {0} int~Thing::three return~n; -->\n<!-- end generated -->\n".format(sample))
+    rc, out = run(page)
+    with open(page) as f:
+        text = f.read()
+    expect(rc == 0, "rendering the reading page failed", out + text)
+    for row in ("| `{}`: `one()` | 4 |".format(sample), "| `{}`: `two()` (2 definitions) | 6 |".format(sample),
+                "| **the path, outside the kernel** | **10** |", "| `{}`: `Thing::three()` | 5 |".format(sample),
+                "| **the path and the further reading** | **15** |", "| `{}` (the kernel) | 23 |".format(sample),
+                "outside the kernel: **10 lines**"):
+        expect(row in text, "the reading table lacks '{}'".format(row), text)
+    expect("```cpp\nint Thing::three() const {\n  int n = 0;" in text and "lines 26 to 28." in text,
+           "the source block is not lines 26 to 28 of the sample", text)
+    rc, out = run("--check", page)
+    expect(rc == 0, "--check refused the rendered reading page", out)
+
+    missing = os.path.join(tmp, "missing.md")
+    with open(missing, "w") as f:
+        f.write("<!-- generated: reading {}:four -->\n<!-- end generated -->\n".format(sample))
+    rc, out = run("--check", missing)
+    expect(rc != 0 and "defines no function 'four'" in out and "Traceback" not in out,
+           "a reading part naming no function did not fail with a clean message", out)
 
 for f in failures:
     print("FAILED: " + f)

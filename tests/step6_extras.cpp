@@ -1,7 +1,7 @@
-// Step 6's filter bank and 3D volume against their serial references, on
-// fresh random inputs (the seed is printed on failure), sizes that are not
-// multiples of the work-group or the block, and every bank size; and step 6
-// itself at its own default work-group.
+// Step 6's filter bank against its serial reference, on fresh random
+// inputs (the seed is printed on failure), sizes that are not multiples of
+// the work-group or the block, and every bank size; and step 6 itself at its
+// own default work-group. (The 3D volume's tests: step6-volume/tests/.)
 #define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
@@ -90,45 +90,7 @@ TEST_CASE("step6 filter bank: bad banks are refused", "[step6-bank][errors]") {
   CHECK_THROWS_AS(run_bank(device, padded, {parse_filter_spec("box:3")}, 8, 8, {3, 1}, 0), UsageError);
 }
 
-TEST_CASE("step6 volume: naive and blocked match the serial reference", "[step6-volume]") {
-  auto& device = test::device();
-  const std::uint32_t seed = test::run_seed();
-  INFO(test::seed_note());
-  struct Case { int w, h, d, F; };
-  for (const Case c : {Case{19, 13, 11, 3}, Case{23, 17, 9, 7}, Case{7, 7, 7, 7}, Case{5, 4, 3, 1}}) {
-    const Volume volume = synthetic_volume(c.w, c.h, c.d, seed);
-    for (int bank : {1, 2, 4, 16}) {
-      const auto filters = random_filter_bank_3d(bank, c.F, seed + 7);
-      std::vector<Reference> refs;
-      for (const auto& f : filters) refs.push_back(volume_reference(volume, f));
-      for (const std::string variant : {"naive", "blocked"}) {
-        for (int block_x : {8, 3}) {
-          if (variant == "naive" && block_x != 8) continue;
-          INFO(variant << ", " << c.w << "x" << c.h << "x" << c.d << ", F = " << c.F << ", bank " << bank
-                       << ", block_x " << block_x);
-          const VolumeRun run = run_volume(device, volume, filters, variant, block_x, 8, 4, 2, 0);
-          CHECK(run.out_width == c.w - c.F + 1);
-          CHECK(run.out_depth == c.d - c.F + 1);
-          check_planes(run.outputs, refs, static_cast<long long>(c.F) * c.F * c.F);
-        }
-      }
-    }
-  }
-}
-
-TEST_CASE("step6 volume: a volume smaller than the filter, a bad variant or bank", "[step6-volume][errors]") {
-  auto& device = test::device();
-  const Volume volume = synthetic_volume(6, 9, 9, 1);
-  CHECK_THROWS_AS(run_volume(device, volume, random_filter_bank_3d(1, 7, 1), "naive", 8, 8, 4, 2, 0), UsageError);
-  CHECK_THROWS_AS(run_volume(device, volume, random_filter_bank_3d(1, 3, 1), "tiled", 8, 8, 4, 2, 0), UsageError);
-  CHECK_THROWS_AS(random_filter_bank_3d(3, 3, 1), UsageError);
-  CHECK_THROWS_AS(synthetic_volume(0, 4, 4, 1), UsageError);
-  CHECK_THROWS_WITH(run_volume(device, volume, random_filter_bank_3d(1, 3, 1), "naive", 8, 4096, 4096, 1, 0),
-                    Catch::Matchers::Contains("limit"));
-}
-
-
-TEST_CASE("step6-bank and step6-volume: --verify passes, bad options are one line", "[step6-bank][step6-volume][cli]") {
+TEST_CASE("step6-bank: --verify passes, bad options are one line", "[step6-bank][cli]") {
   test::Outcome r = test::run_program("step6-bank", {"--image", "synthetic:45x31", "--filter-width", "5",
                                                     "--bank", "1,4", "--reps", "2", "--verify", "--csv",
                                                     "--no-limits"});
@@ -137,17 +99,8 @@ TEST_CASE("step6-bank and step6-volume: --verify passes, bad options are one lin
   CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 5);  // header, separate and fused per bank
   CHECK(r.out.find("fused bank=4") != std::string::npos);
 
-  r = test::run_program("step6-volume", {"--size", "21x15x10", "--filter-width", "3", "--bank", "2",
-                                         "--reps", "2", "--verify", "--no-limits"});
-  INFO(r.err);
-  CHECK(r.status == 0);
-  CHECK(r.out.find("- OK") != std::string::npos);
-
   for (const auto& [program, option, value] :
-       {std::tuple<std::string, std::string, std::string>{"step6-bank", "--bank", "3"},
-        {"step6-volume", "--bank", "5"},
-        {"step6-volume", "--size", "0"},
-        {"step6-volume", "--variant", "tiled"}}) {
+       {std::tuple<std::string, std::string, std::string>{"step6-bank", "--bank", "3"}}) {
     r = test::run_program(program, {option, value});
     INFO(program << " " << option << " " << value << ": " << r.err);
     CHECK(r.status == 2);

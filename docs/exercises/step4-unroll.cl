@@ -47,18 +47,18 @@ __kernel void convolve(__global const float* input,   // padded, in_pitch floats
 #define F filter_width
 #endif
   // TODO 5. For each filter row r (weights from filter[r * F], tile pixels
-  // from tile[(ly + r) * tile_width + lx]) add the row's F products to the sum:
-#ifdef FILTER_WIDTH
+  // from tile[(ly + r) * tile_width + lx]) add the row's F products to the
+  // sum, with one whole inner loop per variant:
+#if defined(FILTER_WIDTH)
   //   fixed: a plain loop over the F columns; F is a constant here, so
   //   "#pragma unroll" before both loops lets the compiler unroll them.
+#elif defined(REMAINDER_IFELSE)
+  //   ifelse: four products per iteration while four columns are left,
+  //   then no loop: an if-else chain on how many are left (3, 2 or 1).
 #else
-  //   A loop that adds four products per iteration while four columns are
-  //   left, then the leftover F % 4 columns:
-#ifdef REMAINDER_IFELSE
-  //   ifelse: no loop; an if-else chain on how many are left (3, 2 or 1).
-#else
-  //   loop4: a second loop, zero to three iterations.
-#endif
+  //   loop4: four products per iteration while four columns are left,
+  //   then a second loop over the leftover F % 4 columns (zero to three
+  //   iterations).
 #endif
   // TODO 6. Store the sum at output[y][x] (rows out_width floats apart).
 }

@@ -1,7 +1,7 @@
 // build/bin/step6-volume: step 6 in 3D. A uchar volume correlated with BANK
 // random F x F x F filters at once, by the naive kernel and by the
-// register-blocked one (volume.cl); GFLOP/s against the device's measured
-// FMA peak (pct_limit, limit "fma").
+// register-blocked one (volume.cl, launcher.cpp); GFLOP/s against the
+// device's measured FMA peak (pct_limit, limit "fma").
 //   build/bin/step6-volume --size 96 --bank 1,4,16 --verify
 #include <unistd.h>
 
@@ -12,11 +12,24 @@
 #include "common/errors.hpp"
 #include "common/parse.hpp"
 #include "common/report.hpp"
-#include "step6-multioutput/extras.hpp"
+#include "common/roofline.hpp"
+#include "step6-volume/volume.hpp"
 
 using namespace conv;
 
 namespace {
+
+// "1,4,16" -> {1, 4, 16}; UsageError naming --bank for anything else.
+std::vector<int> parse_bank_list(const std::string& text) {
+  std::vector<int> banks;
+  for (const auto& item : split_list(text)) {
+    const int bank = parse_positive_int(item, "--bank", 16);
+    if (!valid_volume_bank(bank)) throw UsageError("--bank: 1, 2, 4, 8 or 16, not " + std::to_string(bank));
+    banks.push_back(bank);
+  }
+  if (banks.empty()) throw UsageError("--bank: no bank size given");
+  return banks;
+}
 
 // "256" or "256x128x64", for the option `what` (--size, --wg).
 std::array<int, 3> parse_volume_size(const std::string& text, const std::string& what) {
@@ -36,11 +49,11 @@ int main(int argc, char** argv) {
   return guarded_main("step6-volume", [&]() -> int {
     CLI::App app("step6-volume: a uchar volume and a bank of F x F x F filters, naive against register-blocked",
                  "step6-volume");
-    ExtrasOptions o;
-    o.reps = 5;
-    std::string size_text = "256", variants_text = "naive,blocked", wg = "32x4x1";
-    int width = 7, block_x = 8;
+    DeviceOptions device_options;
+    std::string size_text = "256", variants_text = "naive,blocked", wg = "32x4x1", banks_text = "1,2,4,8,16";
+    int width = 7, block_x = 8, reps = 5;
     unsigned seed = 1;
+    bool verify = false, csv = false, no_limits = false;
     app.add_option("--size", size_text, "Volume: N (N x N x N) or WxHxD, seeded synthetic uchar data")
         ->capture_default_str();
     app.add_option("--filter-width", width, "F: every filter is F x F x F (random weights)")
@@ -51,15 +64,22 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(1, 32));
     app.add_option("--wg", wg, "Work-group shape WxHxD")->capture_default_str();
     app.add_option("--seed", seed, "Seed of the volume and of the first filter")->capture_default_str();
-    add_extras_options(app, o, "Check every output against the serial reference (slow for large volumes)");
+    app.add_option("--bank", banks_text, "Bank sizes to run, from 1, 2, 4, 8, 16")->capture_default_str();
+    app.add_option("--reps", reps, "Timed launches (after one warm-up)")->capture_default_str()
+        ->check(CLI::Range(1, 100000));
+    app.add_flag("--verify", verify, "Check every output against the serial reference (slow for large volumes)");
+    app.add_flag("--csv", csv, "Print CSV (one header row) instead of a table");
+    app.add_flag("--no-limits", no_limits,
+                 "Do not measure the device's limits (the % of limit column stays empty); for simulators");
+    add_device_options(app, device_options);
     if (int rc = parse_command_line(app, argc, argv); rc >= 0) return rc;
     const auto size = parse_volume_size(size_text, "--size");
     const auto work_group = parse_volume_size(wg, "--wg");
-    const std::vector<int> banks = parse_bank_list(o.banks);
+    const std::vector<int> banks = parse_bank_list(banks_text);
     const std::vector<std::string> variants = split_list(variants_text);
     for (const auto& v : variants)
       if (v != "naive" && v != "blocked") throw UsageError("--variant: naive or blocked, not '" + v + "'");
-    DeviceContext device(o.device.choice);
+    DeviceContext device(device_options.choice);
     // Every run's buffers against the device's limits before the volume is
     // generated (a 1024^3 volume takes half a minute to make).
     const double host_bytes = static_cast<double>(::sysconf(_SC_PHYS_PAGES)) * ::sysconf(_SC_PAGE_SIZE);
@@ -70,14 +90,19 @@ int main(int argc, char** argv) {
                               work_group[0], work_group[1], work_group[2]);
         // The host holds the volume and the outputs (and, with --verify, a
         // reference of two doubles per output).
-        const double need = static_cast<double>(l.in_bytes) + l.out_bytes * (o.verify ? 5.0 : 1.0);
+        const double need = static_cast<double>(l.in_bytes) + l.out_bytes * (verify ? 5.0 : 1.0);
         if (host_bytes > 0 && need > host_bytes)
           throw Error("the volume and its outputs need " + std::to_string(static_cast<long long>(need)) +
                       " bytes of host memory, more than this machine's " +
                       std::to_string(static_cast<long long>(host_bytes)));
       }
     const Volume volume = synthetic_volume(size[0], size[1], size[2], seed);
-    const DeviceLimits limits = extras_limits(device, o, "step6-volume");
+    // The device's measured limits, or none with --no-limits (for simulators).
+    DeviceLimits limits;
+    if (!no_limits) {
+      if (!csv) std::cerr << "step6-volume: measuring the device limits (cached after the first run)...\n";
+      limits = device_limits(device);
+    }
     std::vector<Row> rows;
     std::string failure;
     for (int bank : banks) {
@@ -85,9 +110,9 @@ int main(int argc, char** argv) {
       std::vector<Reference> refs;
       double naive_ms = 0;
       for (const auto& variant : variants) {
-        if (!o.csv) std::cerr << "step6-volume: " << variant << ", bank of " << bank << "...\n";
+        if (!csv) std::cerr << "step6-volume: " << variant << ", bank of " << bank << "...\n";
         const VolumeRun run = run_volume(device, volume, filters, variant, block_x, work_group[0],
-                                         work_group[1], work_group[2], o.reps);
+                                         work_group[1], work_group[2], reps);
         const double outputs = static_cast<double>(run.out_width) * run.out_height * run.out_depth;
         Row row;
         stamp(row, device.facts());
@@ -116,7 +141,7 @@ int main(int argc, char** argv) {
         }
         if (variant == "naive") naive_ms = run.stats.median_ms;
         else if (naive_ms > 0) row.speedup_prev = naive_ms / run.stats.median_ms;
-        if (o.verify) {
+        if (verify) {
           if (refs.empty())
             for (const auto& f : filters) refs.push_back(volume_reference(volume, f));
           row.max_abs_err = row.max_rel_err = 0;
@@ -133,7 +158,7 @@ int main(int argc, char** argv) {
         rows.push_back(row);
       }
     }
-    if (o.csv) {
+    if (csv) {
       write_csv_header(std::cout);
       for (const auto& r : rows) write_csv_row(std::cout, r);
     } else {
@@ -147,7 +172,7 @@ int main(int argc, char** argv) {
       std::cerr << "step6-volume: verification failed: " << failure << "\n";
       return 1;
     }
-    if (o.verify && !o.csv) std::cout << "verify: every output within tolerance - OK\n";
+    if (verify && !csv) std::cout << "verify: every output within tolerance - OK\n";
     return 0;
   });
 }
