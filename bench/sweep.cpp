@@ -181,11 +181,9 @@ int main(int argc, char** argv) {
         probe.values = combo;
         step->describe(probe);  // unknown values: usage error now
       }
-    if (!output.empty() && (output.size() < 5 || output.substr(output.size() - 4) != ".csv"))
-      throw UsageError("--output: '" + output + "' must end in .csv");
     // Every input and the output before the first job: a bad image or an
     // unwritable path must not throw away hours of finished rows.
-    if (!output.empty()) check_writable(output);
+    if (!output.empty()) check_output_path(output, {".csv"});
     std::vector<Image> images;
     for (const auto& item : image_items) images.push_back(load_image_spec(image_spec(item)));
 
