@@ -161,7 +161,7 @@ int step_main(int argc, char** argv, Step& step) {
 
     Row row = problem_row(device->facts(), step.name(), step.describe(run), problem);
     row.wg = result.work_group;
-    fill_metrics(row, result.stats, static_cast<long long>(problem.padded.pixels.size()));
+    fill_metrics(row, result.stats, static_cast<long long>(problem.padded.pixels.size()), result.planes);
 
     Comparison cmp;
     if (verify) {

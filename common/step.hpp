@@ -66,6 +66,12 @@ class Step {
   // another sum (a separable decomposition, a transform).
   virtual Comparison compare(const Image& output, const Problem& problem,
                              const Reference& reference) const;
+  // The filters whose outputs the launch's read() returns, one plane each,
+  // stacked one under another: the problem's filter alone, unless the step
+  // applies a bank of filters at once (step 6's --bank).
+  virtual std::vector<Filter> plane_filters(const Problem& problem, const RunOptions&) const {
+    return {problem.filter};
+  }
   // True when every output is one plain sum of input x weight products, so
   // an impulse reproduces the filter bit for bit.
   virtual bool exact_sums() const { return true; }
