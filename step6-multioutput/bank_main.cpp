@@ -1,7 +1,8 @@
 // build/bin/step6-bank: step 6's filter bank, timed. For each bank size N,
 // step 6 with --bank N (the filter random:F:SEED and N - 1 more, seeds
 // SEED + 1 ...: one pass of bank.cl) against N separate passes of step 6
-// with --bank 1; the fused row's speedup_prev is separate / fused.
+// with --bank 1, each at its own default block (default_bank_block) unless
+// --block sets one for both; the fused row's speedup_prev is separate / fused.
 //   build/bin/step6-bank --filter-width 5 --bank 1,4,16 --verify
 #include <algorithm>
 #include <iostream>
@@ -19,9 +20,9 @@ using namespace conv;
 int main(int argc, char** argv) {
   return guarded_main("step6-bank", [&]() -> int {
     CLI::App app("step6-bank: step 6's --bank N (N filters in one pass of bank.cl, floatN sums) against N "
-                 "separate passes of step 6 with --bank 1, at the same block, with the weights in "
-                 "constant memory and the rows loops; the separate row's times are the sums of the "
-                 "passes' own",
+                 "separate passes of step 6 with --bank 1 (block 4x4 unless --block sets both; the "
+                 "weights in constant memory and the rows loops, what bank.cl widens); the separate "
+                 "row's times are the sums of the passes' own, and both rows name the fused block",
                  "step6-bank");
     ExtrasOptions o;
     std::string image_spec = "synthetic:2048x2048", border_text = "zero";
@@ -66,7 +67,7 @@ int main(int argc, char** argv) {
       const RunOptions options = bank_options(bank, block, wg_x, wg_y);
       const std::string block_note = " block=" + options.values.at("block");
       const RunResult fused = run_step(*step, device, problem, options, o.reps);
-      const Stats separate = time_separate_passes(device, problem, options, o.reps);
+      const Stats separate = time_separate_passes(device, problem, bank, block, wg_x, wg_y, o.reps);
 
       const double outputs = static_cast<double>(image.width) * image.height;
       const double flops = 2.0 * width * width * outputs * bank;

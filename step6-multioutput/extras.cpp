@@ -106,13 +106,13 @@ std::vector<Image> split_planes(const Image& stacked, int planes) {
   return out;
 }
 
-Stats time_separate_passes(DeviceContext& device, const Problem& problem, const RunOptions& fused, int reps) {
+Stats time_separate_passes(DeviceContext& device, const Problem& problem, int bank, std::pair<int, int> block,
+                           int wg_x, int wg_y, int reps) {
   auto step = make_step6_multioutput();
-  RunOptions one = fused;
-  one.values["bank"] = "1";
+  const RunOptions one = bank_options(1, block, wg_x, wg_y);
   Problem pass = problem;
   Stats total;
-  for (const Filter& filter : step->plane_filters(problem, fused)) {
+  for (const Filter& filter : step6_bank_filters(problem.filter, bank)) {
     pass.filter = filter;
     // No warm-up beyond the checked first run: every pass builds the same
     // program (the weights are an argument), and the first built it.

@@ -54,12 +54,15 @@ RunOptions bank_options(int bank, std::pair<int, int> block, int wg_x, int wg_y)
 // The planes of a bank's output, which step 6 returns one under another.
 std::vector<Image> split_planes(const Image& stacked, int planes);
 
-// The bank of `fused` (its --bank N) as N separate passes: step 6 with
-// `fused`'s options but --bank 1, once for each of the N filters, each
-// through run_step (its first run checked for untouched pixels, then `reps`
-// timed). The statistics are sums over the passes (median_ms: the sum of
-// the N passes' medians), so they time all N filters, as the fused pass's do.
-Stats time_separate_passes(DeviceContext& device, const Problem& problem, const RunOptions& fused, int reps);
+// A bank of `bank` filters (step6_bank_filters(problem.filter, bank)) as
+// separate passes: step 6 with bank_options(1, block, wg_x, wg_y), at the
+// block of a bank of one (4x4) unless `block` is given, once for each
+// filter, each through run_step (its first run checked for untouched
+// pixels, then `reps` timed). The statistics are sums over the passes
+// (median_ms: the sum of the passes' medians), so they time all the
+// filters, as the fused pass's do.
+Stats time_separate_passes(DeviceContext& device, const Problem& problem, int bank, std::pair<int, int> block,
+                           int wg_x, int wg_y, int reps);
 
 // ---- the 3D volume --------------------------------------------------------
 

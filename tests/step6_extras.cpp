@@ -102,7 +102,7 @@ TEST_CASE("step6 filter bank: other blocks and work-groups, and separate passes 
       check_planes(bank_planes(*step, problem, bank_options(4, {bx, by}, wx, wy)), refs, 25);
     }
   }
-  const Stats s = time_separate_passes(test::device(), problem, bank_options(4, {0, 0}, 16, 16), 3);
+  const Stats s = time_separate_passes(test::device(), problem, 4, {0, 0}, 16, 16, 3);
   CHECK(s.reps == 3);
   CHECK(s.median_ms > 0);
 }
