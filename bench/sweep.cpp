@@ -177,6 +177,9 @@ int main(int argc, char** argv) {
         RunOptions probe;
         probe.values = combo;
         step->describe(probe);  // unknown values: usage error now
+        if (!kernel_file.empty() && !step->builds_kernel_file(probe))
+          throw UsageError("--kernel " + kernel_file + ": " + step->name() + " " + step->describe(probe) +
+                           " builds a kernel of its own, not the one --kernel replaces");
       }
     if (!output.empty() && (output.size() < 5 || output.substr(output.size() - 4) != ".csv"))
       throw UsageError("--output: '" + output + "' must end in .csv");

@@ -140,6 +140,9 @@ int step_main(int argc, char** argv, Step& step) {
     const Border border = parse_border(problem_options.border);
     if (!output.empty()) check_output_path(output);  // also: can it be written?
     if (!kernel_file.empty()) {
+      if (!step.builds_kernel_file(run))
+        throw UsageError("--kernel " + kernel_file + ": " + step.name() + " " + step.describe(run) +
+                         " builds a kernel of its own, not the one --kernel replaces");
       run.kernel_source = read_text_file(kernel_file);
       run.kernel_label = kernel_file;
     }

@@ -75,6 +75,8 @@ class MultiOutputStep : public Step {
   std::pair<int, int> default_work_group(const DeviceFacts& facts, int) const override {
     return facts.is_gpu ? std::pair<int, int>{32, 4} : std::pair<int, int>{16, 16};
   }
+  // A --kernel file stands for convolve.cl: --bank 2 to 16 build bank.cl.
+  bool builds_kernel_file(const RunOptions& options) const override { return bank(options) == 1; }
   // With --bank N, read() returns N planes, filter k's under filter k - 1's.
   std::vector<Filter> plane_filters(const Problem& problem, const RunOptions& options) const override {
     return step6_bank_filters(problem.filter, bank(options));
@@ -135,7 +137,10 @@ class MultiOutputStep : public Step {
                                 " -D ALIGNED_PITCH -D BLOCK_X=" + std::to_string(bx) +
                                 " -D BLOCK_Y=" + std::to_string(by);
     std::string kernel_source = source(options), kernel_label = label(options);
-    if (bank > 1) {  // a --kernel file stands for convolve.cl, not bank.cl
+    if (bank > 1) {
+      if (!options.kernel_source.empty())
+        throw UsageError(label(options) + " stands for convolve.cl; --bank " + std::to_string(bank) +
+                         " builds bank.cl");
       kernel_source = embedded::step6_bank_kernel;
       kernel_label = "step6-multioutput/bank.cl";
       build_options += " -D BANK=" + std::to_string(bank);
@@ -208,9 +213,6 @@ class MultiOutputStep : public Step {
       char text[96];
       std::snprintf(text, sizeof text, "kernel built for this filter's weights in %.1f ms", build_ms);
       launch.note = text;
-    } else if (bank > 1 && !options.kernel_source.empty()) {
-      launch.note = "--bank " + std::to_string(bank) + " builds the embedded bank.cl: " +
-                    label(options) + " stands for convolve.cl";
     }
     return launch;
   }

@@ -31,10 +31,15 @@ struct Shape {
 const Shape kWorkGroups[] = {{8, 8}, {16, 16}, {32, 8}, {8, 32}};
 const int kWidths[] = {1, 2, 3, 4, 5, 7, 8, 13, 16, 17, 31, -1};  // -1: motion45
 
-// What to run a step as: suite_configurations (common/step.hpp).
+// What to run a step as: suite_configurations (common/step.hpp); with a
+// student's kernel, those that build it.
 using Config = RunOptions;
 
-std::vector<Config> configurations(const Step& step) { return suite_configurations(step); }
+std::vector<Config> configurations(const Step& step) {
+  RunOptions graded;
+  conv::test::use_student_kernel(step.name(), graded);
+  return suite_configurations(step, !graded.kernel_source.empty());
+}
 
 // For case number i: the first configuration always, and one of the others
 // in turn, so every configuration meets every kind of case without each

@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <set>
 #include <sstream>
 #include <tuple>
 
@@ -180,6 +181,24 @@ TEST_CASE("step6 filter bank: the filters, and a wrong plane fails the compariso
     }
     CHECK_THROWS_AS(check_result(untouched), KernelFault);
   }
+}
+
+// The suites run every bank size; a kernel file graded in place of
+// convolve.cl only where it is built (--bank 1), and the executable refuses
+// --kernel with a bank before it reads the file.
+TEST_CASE("step6 filter bank: the suite runs every bank size, a kernel file only bank 1", "[step6-bank]") {
+  auto step = make_step6_multioutput();
+  std::set<std::string> banks, with_file;
+  for (const auto& c : suite_configurations(*step)) banks.insert(step->option(c, "bank"));
+  for (const auto& c : suite_configurations(*step, true)) with_file.insert(step->option(c, "bank"));
+  CHECK(banks == std::set<std::string>{"1", "2", "4", "8", "16"});
+  CHECK(with_file == std::set<std::string>{"1"});
+  CHECK(suite_configurations(*step, true).size() + 4 == suite_configurations(*step).size());
+  const test::Outcome r = test::run_program("step6-multioutput", {"--kernel", "no-such-kernel.cl", "--bank", "4"});
+  INFO(r.err);
+  CHECK(r.status == 2);
+  CHECK(r.err_lines() == 1);
+  CHECK(r.err.find("--kernel no-such-kernel.cl") != std::string::npos);
 }
 
 // The tour takes a step's own option with --set: step 6 with a bank, its
