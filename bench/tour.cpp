@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
     std::string wg = "16x16";
     int reps = 10, serial_reps = 3;
     bool csv = false, reprobe = false, all_variants = false;
+    std::vector<std::string> set_texts;
     add_problem_options(app, problem_options);
     app.add_option("--wg", wg, "Work-group shape WxH for every step")->capture_default_str();
     app.add_option("--reps", reps, "Timed launches per step")
@@ -37,6 +38,10 @@ int main(int argc, char** argv) {
     app.add_flag("--all-variants", all_variants,
                  "One row per variant, not only each step's default (and the variant the next step "
                  "builds on, which x prev needs)");
+    app.add_option("--set", set_texts,
+                   "A step's own option, NAME=VALUE (for example bank=4: step 6 applies the filter "
+                   "and three more in one pass); steps without it ignore it. A bank's row counts "
+                   "all its planes, and its speedups compare the time per filter");
     app.add_flag("--reprobe", reprobe, "Measure the device limits again instead of using the cache");
     app.add_flag("--csv", csv, "Print CSV (one header row) instead of a table");
     add_device_options(app, device_options);
@@ -44,6 +49,28 @@ int main(int argc, char** argv) {
 
     RunOptions run;
     std::tie(run.wg_x, run.wg_y) = parse_size(wg, "--wg", 1 << 14);
+    auto steps = all_steps();
+    // --set NAME=VALUE: for the steps that have the option; each checks the
+    // value now, before any work.
+    std::map<std::string, std::string> sets;
+    for (const auto& text : set_texts) {
+      const auto eq = text.find('=');
+      if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+        throw UsageError("--set: expected NAME=VALUE, got '" + text + "'");
+      const std::string name = text.substr(0, eq);
+      if (name == "variant") throw UsageError("--set variant: the tour picks the variants (see --all-variants)");
+      bool known = false;
+      for (const auto& step : steps)
+        for (const auto& o : step->options())
+          if (o.name == name) {
+            known = true;
+            RunOptions probe;
+            probe.values[name] = text.substr(eq + 1);
+            step->check_options(probe);
+          }
+      if (!known) throw UsageError("--set " + name + ": no step has an option '" + name + "'");
+      sets[name] = text.substr(eq + 1);
+    }
     const Border border = parse_border(problem_options.border);
     const Filter filter = parse_filter_spec(problem_options.filter);
     const Image image = load_image_spec(problem_options.image);
@@ -65,14 +92,17 @@ int main(int argc, char** argv) {
       return problem_row(facts, step, variant, problem);
     };
     // `step` checks the output with its own error bound; null: the serial loop.
+    // A bank of `planes` filters (--set bank=N) counts all its outputs, and
+    // its speedups compare the time per filter.
     auto finish_row = [&](Row& row, const Stats& stats, const Image& output, double serial_ms,
-                          double prev_ms, const Step* step) {
-      fill_metrics(row, stats, static_cast<long long>(problem.padded.pixels.size()));
-      const auto share = roofline_share(limits, flops, bytes, stats.median_ms);
+                          double prev_ms, const Step* step, int planes = 1) {
+      fill_metrics(row, stats, static_cast<long long>(problem.padded.pixels.size()), planes);
+      const auto share = roofline_share(limits, flops * planes, bytes + 4.0 * outputs * (planes - 1),
+                                        stats.median_ms);
       row.pct_limit = share.percent;
       row.limit = share.limit;
-      row.speedup_serial = serial_ms / stats.median_ms;
-      row.speedup_prev = prev_ms / stats.median_ms;
+      row.speedup_serial = serial_ms * planes / stats.median_ms;
+      row.speedup_prev = prev_ms * planes / stats.median_ms;
       const auto cmp = step ? step->compare(output, problem, reference)
                             : compare_with_reference(output, reference, filter.width);
       row.max_abs_err = cmp.max_abs_err;
@@ -95,7 +125,7 @@ int main(int argc, char** argv) {
     // each variant a later step builds on.
     int failures = 0;
     Row fastest;  // the quickest correct step: the one to use for this filter
-    auto steps = all_steps();
+    bool banks = false;  // a row computed several planes
     std::map<std::string, double> measured_ms;  // "step variant" -> median
     std::string baseline_key = "serial";
     measured_ms[baseline_key] = serial.median_ms;
@@ -109,33 +139,38 @@ int main(int argc, char** argv) {
         if (!next_builds_on.empty() && next_builds_on != all.front()) variants.push_back(next_builds_on);
       }
       for (const auto& variant : variants) {
-        std::cerr << "tour: " << step->name() << (all.size() > 1 ? " " + variant : "") << "...\n";
         const std::string key = step->name() + " " + variant;
         const std::string compared_with =
             variant == all.front() ? baseline_key : step->name() + " " + all.front();
         const double prev_ms = measured_ms.count(compared_with) ? measured_ms[compared_with] : NAN;
         RunOptions options = run;
         options.values["variant"] = variant;
+        for (const auto& o : step->options())
+          if (sets.count(o.name)) options.values[o.name] = sets[o.name];
+        const std::string described = step->describe(options);
+        std::cerr << "tour: " << step->name() << (described != "default" ? " " + described : "") << "...\n";
         try {
           RunResult result = run_step(*step, device, problem, options, reps);
-          Row row = base_row(step->name(), variant);
+          Row row = base_row(step->name(), described);
           row.wg = result.work_group;
           auto cmp = finish_row(row, result.stats, result.output, serial.median_ms, prev_ms,
-                                step.get());
+                                step.get(), result.planes);
           if (!result.note.empty()) std::cerr << "tour: " << step->name() << ": " << result.note << "\n";
-          if (cmp.passed() && (fastest.step.empty() || row.median_ms < fastest.median_ms))
+          banks |= result.planes > 1;
+          // A bank computes other filters too: it is no way to apply this one.
+          if (cmp.passed() && result.planes == 1 && (fastest.step.empty() || row.median_ms < fastest.median_ms))
             fastest = row;
           if (!cmp.passed()) {
-            std::cerr << "tour: " << step->name() << " " << variant << " is WRONG: "
+            std::cerr << "tour: " << step->name() << " " << described << " is WRONG: "
                       << cmp.describe() << "\n";
             ++failures;
           }
           rows.push_back(row);
-          measured_ms[key] = row.median_ms;
+          measured_ms[key] = row.median_ms / result.planes;
         } catch (const UsageError&) {
           throw;
         } catch (const std::exception& e) {
-          std::cerr << "tour: " << step->name() << " " << variant << " failed: " << e.what() << "\n";
+          std::cerr << "tour: " << step->name() << " " << described << " failed: " << e.what() << "\n";
           ++failures;
         }
       }
@@ -157,6 +192,9 @@ int main(int argc, char** argv) {
       write_table(std::cout, rows, true);
       std::cout << "\nx prev: a step's first variant over the variant of the step before that it "
                    "builds on, a later variant over its own step's first.\n";
+      if (banks)
+        std::cout << "bank=N: the filter and N - 1 more in one pass; GFLOP/s, GB/s and % of limit count "
+                     "all N planes, x serial and x prev compare the time per filter.\n";
     }
     if (!fastest.step.empty())
       (csv ? std::cerr : std::cout) << (csv ? "tour: " : "\n") << "Fastest for " << filter.name

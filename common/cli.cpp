@@ -146,6 +146,9 @@ RunOptions check_step_command(const Step& step, StepCommand& c) {
   c.border = parse_border(c.problem.border);
   if (!c.output.empty()) check_output_path(c.output);  // also: can it be written?
   if (!c.kernel_file.empty()) {
+    if (!step.builds_kernel_file(run))
+      throw UsageError("--kernel " + c.kernel_file + ": " + step.name() + " " + step.describe(run) +
+                       " builds a kernel of its own, not the one --kernel replaces");
     run.kernel_source = read_text_file(c.kernel_file);
     run.kernel_label = c.kernel_file;
   }
@@ -158,7 +161,7 @@ void print_report(const Step& step, const DeviceFacts& facts, const Problem& pro
                   const RunOptions& run, const RunResult& result, const Comparison* cmp, bool csv) {
   Row row = problem_row(facts, step.name(), step.describe(run), problem);
   row.wg = result.work_group;
-  fill_metrics(row, result.stats, static_cast<long long>(problem.padded.pixels.size()));
+  fill_metrics(row, result.stats, static_cast<long long>(problem.padded.pixels.size()), result.planes);
   if (cmp) {
     row.max_abs_err = cmp->max_abs_err;
     row.max_rel_err = cmp->max_rel_err;

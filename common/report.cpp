@@ -40,12 +40,12 @@ void stamp(Row& row, const DeviceFacts& facts) {
   row.date = today_utc();
 }
 
-void fill_metrics(Row& row, const Stats& stats, long long padded_pixels) {
+void fill_metrics(Row& row, const Stats& stats, long long padded_pixels, int planes) {
   row.reps = stats.reps;
   row.median_ms = stats.median_ms;
   row.min_ms = stats.min_ms;
   row.mean_ms = stats.mean_ms;
-  const double outputs = static_cast<double>(row.width) * row.height;
+  const double outputs = static_cast<double>(row.width) * row.height * planes;
   const double flops = 2.0 * row.filter_width * row.filter_width * outputs;
   const double bytes = 4.0 * (static_cast<double>(padded_pixels) + outputs);
   if (stats.median_ms > 0) {

@@ -39,8 +39,9 @@ Row problem_row(const DeviceFacts& facts, const std::string& step, const std::st
 void stamp(Row& row, const DeviceFacts& facts);
 
 // Fills the timing columns and GFLOP/s (2*F*F per output pixel) and GB/s
-// (one read of the padded input plus one write of the output).
-void fill_metrics(Row& row, const Stats& stats, long long padded_pixels);
+// (one read of the padded input plus one write of the output); `planes`
+// outputs per pixel for a bank of filters (step 6's --bank).
+void fill_metrics(Row& row, const Stats& stats, long long padded_pixels, int planes = 1);
 
 std::string today_utc();
 

@@ -1,5 +1,7 @@
 #include "common/step.hpp"
 
+#include <algorithm>
+
 #include "common/errors.hpp"
 
 namespace conv {
@@ -65,7 +67,7 @@ std::string Step::describe(const RunOptions& options) const {
   return text;
 }
 
-std::vector<RunOptions> suite_configurations(const Step& step) {
+std::vector<RunOptions> suite_configurations(const Step& step, bool kernel_file) {
   std::vector<RunOptions> configs;
   const auto variants = step.variants();
   for (const auto& v : variants) {
@@ -83,6 +85,10 @@ std::vector<RunOptions> suite_configurations(const Step& step) {
         configs.back().values[o.name] = value;
       }
   }
+  if (kernel_file)
+    configs.erase(std::remove_if(configs.begin(), configs.end(),
+                                 [&](const RunOptions& c) { return !step.builds_kernel_file(c); }),
+                  configs.end());
   return configs;
 }
 

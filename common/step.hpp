@@ -60,6 +60,16 @@ class Step {
   // another sum (a separable decomposition, a transform).
   virtual Comparison compare(const Image& output, const Problem& problem,
                              const Reference& reference) const;
+  // The filters whose outputs the launch's read() returns, one plane each,
+  // stacked one under another: the problem's filter alone, unless the step
+  // applies a bank of filters at once (step 6's --bank).
+  virtual std::vector<Filter> plane_filters(const Problem& problem, const RunOptions&) const {
+    return {problem.filter};
+  }
+  // Whether these options build a --kernel file (RunOptions::kernel_source)
+  // in place of the embedded kernel: false where they build another kernel
+  // of the step's own (step 6's --bank above 1 builds bank.cl).
+  virtual bool builds_kernel_file(const RunOptions&) const { return true; }
   // True when every output is one plain sum of input x weight products, so
   // an impulse reproduces the filter bit for bit.
   virtual bool exact_sums() const { return true; }
@@ -84,8 +94,10 @@ class Step {
 
 // What the conformance suite and the kernel checks run a step as: every
 // variant with the other options at their defaults, then every other choice
-// (or test value) of every other option with the first variant.
-std::vector<RunOptions> suite_configurations(const Step& step);
+// (or test value) of every other option with the first variant. With
+// `kernel_file` (a kernel file graded in place of the step's), only those
+// that build it (Step::builds_kernel_file).
+std::vector<RunOptions> suite_configurations(const Step& step, bool kernel_file = false);
 
 }  // namespace conv
 

@@ -1,6 +1,8 @@
-// build/bin/step6-bank: step 6's filter bank. For each bank size, BANK
-// random filters of one width, applied as BANK separate passes and as one
-// fused pass (bank.cl); the fused row's speedup_prev is separate / fused.
+// build/bin/step6-bank: step 6's filter bank, timed. For each bank size N,
+// step 6 with --bank N (the filter random:F:SEED and N - 1 more, seeds
+// SEED + 1 ...: one pass of bank.cl) against N separate passes of step 6
+// with --bank 1, each at its own default block (default_bank_block) unless
+// --block sets one for both; the fused row's speedup_prev is separate / fused.
 //   build/bin/step6-bank --filter-width 5 --bank 1,4,16 --verify
 #include <algorithm>
 #include <iostream>
@@ -11,12 +13,16 @@
 #include "common/parse.hpp"
 #include "common/report.hpp"
 #include "step6-multioutput/extras.hpp"
+#include "step6-multioutput/tuning.hpp"
 
 using namespace conv;
 
 int main(int argc, char** argv) {
   return guarded_main("step6-bank", [&]() -> int {
-    CLI::App app("step6-bank: BANK filters in one pass (floatBANK sums) against BANK separate passes",
+    CLI::App app("step6-bank: step 6's --bank N (N filters in one pass of bank.cl, floatN sums) against N "
+                 "separate passes of step 6 with --bank 1 (block 4x4 unless --block sets both; the "
+                 "weights in constant memory and the rows loops, what bank.cl widens); the separate "
+                 "row's times are the sums of the passes' own, and both rows name the fused block",
                  "step6-bank");
     ExtrasOptions o;
     std::string image_spec = "synthetic:2048x2048", border_text = "zero";
@@ -47,19 +53,21 @@ int main(int argc, char** argv) {
                        std::to_string(largest_bank - 1) + "), not " + std::to_string(seed));
     const Border border = parse_border(border_text);
     const Image image = load_image_spec(image_spec);
-    const Image padded = pad_image(image, width, border);
+    const Problem problem = make_problem(
+        image, parse_filter_spec("random:" + std::to_string(width) + ":" + std::to_string(seed)), border);
+    const Image& padded = problem.padded;
 
     DeviceContext device(o.device.choice);
     const DeviceLimits limits = extras_limits(device, o, "step6-bank");
+    auto step = make_step6_multioutput();
     std::vector<Row> rows;
     std::string failure;  // the first plane over tolerance
     for (int bank : banks) {
       if (!o.csv) std::cerr << "step6-bank: bank of " << bank << "...\n";
-      const auto filters = random_filter_bank(bank, width, seed);
-      const auto [bx, by] = block.first > 0 ? block : default_bank_block(bank);
-      const std::string block_note = " block=" + std::to_string(bx) + "x" + std::to_string(by);
-      BankRun fused = run_bank(device, padded, filters, wg_x, wg_y, block, o.reps);
-      const Stats separate = time_separate_passes(device, padded, filters, wg_x, wg_y, block, o.reps);
+      const RunOptions options = bank_options(bank, block, wg_x, wg_y);
+      const std::string block_note = " block=" + options.values.at("block");
+      const RunResult fused = run_step(*step, device, problem, options, o.reps);
+      const Stats separate = time_separate_passes(device, problem, bank, block, wg_x, wg_y, o.reps);
 
       const double outputs = static_cast<double>(image.width) * image.height;
       const double flops = 2.0 * width * width * outputs * bank;
@@ -93,9 +101,11 @@ int main(int argc, char** argv) {
       row.speedup_prev = separate.median_ms / fused.stats.median_ms;
       if (o.verify) {
         row.max_abs_err = row.max_rel_err = 0;
+        const std::vector<Filter> filters = step->plane_filters(problem, options);
+        const std::vector<Image> planes = split_planes(fused.output, bank);
         for (int k = 0; k < bank; ++k) {
-          const Comparison cmp = compare_with_reference(
-              fused.outputs[k], reference_correlate(padded, filters[k]), width);
+          const Comparison cmp =
+              compare_with_reference(planes[k], reference_correlate(padded, filters[k]), width);
           row.max_abs_err = std::max(row.max_abs_err, cmp.max_abs_err);
           row.max_rel_err = std::max(row.max_rel_err, cmp.max_rel_err);
           if (!cmp.passed() && failure.empty())

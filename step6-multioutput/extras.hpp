@@ -1,7 +1,7 @@
-// Step 6's filter bank (docs/step6-multioutput.md): BANK filters of one
-// width applied in one pass (bank.cl), against BANK separate passes of the
-// same kernel with one filter. Its tests check it against the serial
-// reference like the steps. (The 3D volume is step6-volume/.)
+// Step 6's filter bank (docs/step6-multioutput.md): step 6's --bank, BANK
+// filters of one width applied in one pass (bank.cl), against BANK separate
+// passes with one filter each: the driver build/bin/step6-bank runs both.
+// (The 3D volume is step6-volume/.)
 #pragma once
 #include <cstdint>
 #include <string>
@@ -14,6 +14,7 @@
 #include "common/image.hpp"
 #include "common/roofline.hpp"
 #include "common/reference.hpp"
+#include "common/step.hpp"
 #include "common/timing.hpp"
 
 namespace conv {
@@ -37,31 +38,28 @@ void add_extras_options(CLI::App& app, ExtrasOptions& options, const std::string
 DeviceLimits extras_limits(DeviceContext& device, const ExtrasOptions& options,
                            const std::string& program);
 
-// ---- the filter bank (2D) -----------------------------------------------
+// ---- the filter bank (2D): step 6's --bank --------------------------------
+// Step 6 applies a bank itself (--bank N: the problem's filter and N - 1
+// more, step6_bank_filters in tuning.hpp, in one pass of bank.cl);
+// step6-bank times that against N separate passes.
 
-// BANK random filters of width F (seeds seed, seed + 1, ...).
-std::vector<Filter> random_filter_bank(int bank, int width, std::uint32_t seed);
+// Step 6's options as step6-bank runs a bank of `bank` filters: --bank,
+// --block (default_bank_block unless `block` is given), and the one shape
+// of loops bank.cl has (weights in constant memory, the rows shape and
+// copy), so that with --bank 1 convolve.cl runs what bank.cl widens.
+RunOptions bank_options(int bank, std::pair<int, int> block, int wg_x, int wg_y);
 
-// Outputs per work-item when --block is not given: the block shrinks as the
-// bank grows, so that BLOCK_X * BLOCK_Y * BANK sums stay about 32 registers.
-std::pair<int, int> default_bank_block(int bank);
+// The planes of a bank's output, which step 6 returns one under another.
+std::vector<Image> split_planes(const Image& stacked, int planes);
 
-struct BankRun {
-  std::vector<Image> outputs;  // one plane per filter, from the first launch
-  Stats stats;                 // of the timed launches (all filters at once)
-  std::string work_group;
-};
-
-// Runs bank.cl over `padded` (padded for the filters' width) with every
-// filter at once. The output buffer is poisoned with NaN before the first
-// launch, whose result is returned.
-BankRun run_bank(DeviceContext& device, const Image& padded, const std::vector<Filter>& filters,
-                 int wg_x, int wg_y, std::pair<int, int> block, int reps);
-
-// The same filters as `filters.size()` separate passes of bank.cl with one
-// filter each: one timed sample is all of them, first start to last end.
-Stats time_separate_passes(DeviceContext& device, const Image& padded,
-                           const std::vector<Filter>& filters, int wg_x, int wg_y,
-                           std::pair<int, int> block, int reps);
+// A bank of `bank` filters (step6_bank_filters(problem.filter, bank)) as
+// separate passes: step 6 with bank_options(1, block, wg_x, wg_y), at the
+// block of a bank of one (4x4) unless `block` is given, once for each
+// filter, each through run_step (its first run checked for untouched
+// pixels, then `reps` timed). The statistics are sums over the passes
+// (median_ms: the sum of the passes' medians), so they time all the
+// filters, as the fused pass's do.
+Stats time_separate_passes(DeviceContext& device, const Problem& problem, int bank, std::pair<int, int> block,
+                           int wg_x, int wg_y, int reps);
 
 }  // namespace conv

@@ -1,7 +1,11 @@
-// Step 6's launcher: as step 5, with each work-item computing a block of
-// outputs. The output buffer covers whole blocks (pitch a multiple of 4 and
-// of the group's width in outputs), so the kernel stores float4s unguarded;
-// the harness reads the image back with enqueueReadBufferRect.
+// Step 6's launcher: step 5's aligned rows, with each work-item computing a
+// block of outputs. The ranges count blocks, not pixels, and the output
+// buffer covers whole blocks (its pitch is the grid's width, a multiple of
+// 4), so the kernel stores float4s unguarded; the image comes back out of
+// it with enqueueReadBufferRect. With --bank N (2 to 16) it builds bank.cl
+// instead: N filters in one pass, N floats per pixel, read back as N planes
+// one under another.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -13,76 +17,11 @@
 
 namespace conv {
 namespace embedded {
-extern const char* const step6_multioutput_kernel;
-}
-
-bool step6_unroll_rows_by_default(const DeviceFacts& facts, int filter_width, bool weights_inline) {
-  if (facts.is_gpu) return filter_width <= (weights_inline ? 15 : 7);
-  return filter_width <= 3;
-}
-
-bool step6_weights_local_by_default(const DeviceFacts& facts, int filter_width) {
-  return facts.is_gpu && filter_width > 7;
-}
-
-bool step6_weights_inline_by_default(const DeviceFacts& facts, int filter_width) {
-  return facts.is_gpu && filter_width >= 7 && filter_width <= 15;
-}
-
-bool step6_flat_copy_by_default(const DeviceFacts& facts) { return facts.is_gpu; }
-
-bool step6_vector_block_by_default(const DeviceFacts& facts, int filter_width) {
-  return !facts.is_gpu && filter_width > 3;
-}
-
-std::vector<std::pair<int, int>> step6_blocks_by_default(const DeviceFacts& facts, int filter_width,
-                                                         bool vectors) {
-  // The CPU's choices: the fastest blocks on PoCL at the lessons' 2048x2048
-  // (docs/results/blocks2048-pocl.csv): the vector shape 16x8 up to F = 15,
-  // 16x4 (as fast, half the tile) above; register rows (F = 3) 16x4.
-  if (vectors) {
-    if (filter_width <= 15) return {{16, 8}, {16, 4}, {8, 4}, {8, 2}, {4, 1}};
-    return {{16, 4}, {8, 4}, {8, 2}, {4, 1}};
-  }
-  if (!facts.is_gpu) return {{16, 4}, {8, 4}, {4, 4}, {4, 2}, {4, 1}};
-  return {{4, 8}, {4, 4}, {4, 2}, {4, 1}};
-}
-
-std::pair<int, int> step6_block_that_fits(const DeviceFacts& facts, int F, bool vectors, bool weights_local,
-                                          int wg_x, int wg_y) {
-  const auto tuned = step6_blocks_by_default(facts, F, vectors);
-  const std::size_t weights = weights_local ? sizeof(float) * F * round_up(F, 4) : 0;
-  for (auto [bx, by] : tuned) {
-    const std::size_t tile = sizeof(float) * round_up(static_cast<std::size_t>(wg_x) * bx + F - 1, 4) *
-                                 (static_cast<std::size_t>(wg_y) * by + F - 1) +
-                             weights;
-    if (tile + 1024 <= facts.local_mem_bytes) return {bx, by};  // a KiB spare
-  }
-  return tuned.back();  // too large even so: prepare() reports the limit
-}
-
-std::map<std::string, std::string> step6_default_settings(const DeviceFacts& facts, int F, int wg_x, int wg_y) {
-  const bool vectors = step6_vector_block_by_default(facts, F);
-  const std::string weights = step6_weights_inline_by_default(facts, F)  ? "inline"
-                              : step6_weights_local_by_default(facts, F) ? "local"
-                                                                         : "constant";
-  const auto [bx, by] = step6_block_that_fits(facts, F, vectors, weights == "local", wg_x, wg_y);
-  const bool unroll = vectors ? F <= 7 : step6_unroll_rows_by_default(facts, F, weights == "inline");
-  return {{"block", std::to_string(bx) + "x" + std::to_string(by)},
-          {"copy", step6_flat_copy_by_default(facts) ? "flat" : "rows"},
-          {"unroll", unroll ? "on" : "off"},
-          {"weights", weights},
-          {"shape", vectors ? "vectors" : "rows"}};
+extern const char* const step6_multioutput_kernel;  // convolve.cl, embedded at build time
+extern const char* const step6_bank_kernel;         // bank.cl
 }
 
 namespace {
-
-// A BufferLaunch that says how long a kernel built for one filter took to build.
-struct MultiOutputLaunch : BufferLaunch {
-  using BufferLaunch::BufferLaunch;
-  std::string build_note;
-  std::string note() const override { return build_note; }
-};
 
 class MultiOutputStep : public Step {
  public:
@@ -91,7 +30,13 @@ class MultiOutputStep : public Step {
     return "register blocking: each work-item computes a block of outputs from registers";
   }
   std::vector<StepOption> options() const override {
-    return {{"block",
+    return {{"bank",
+             "Filters in one pass: 1 (convolve.cl), or N = 2, 4, 8 or 16 (bank.cl): --filter and N - 1 "
+             "more drawn from it, their output planes one under another (docs/step6-multioutput.md)",
+             "1",
+             {"1", "2", "4", "8", "16"},
+             {}},
+            {"block",
              "Outputs per work-item WxH, W a multiple of 4 (default: tuned per device type, "
              "docs/step6-multioutput.md)",
              "auto",
@@ -122,36 +67,89 @@ class MultiOutputStep : public Step {
              {"auto", "rows", "flat"},
              {}}};
   }
+  void check_options(const RunOptions& options) const override {
+    Step::check_options(options);
+    check_bank_options(options);
+  }
   std::string embedded_source() const override { return embedded::step6_multioutput_kernel; }
   std::pair<int, int> default_work_group(const DeviceFacts& facts, int) const override {
     return facts.is_gpu ? std::pair<int, int>{32, 4} : std::pair<int, int>{16, 16};
   }
+  // A --kernel file stands for convolve.cl: --bank 2 to 16 build bank.cl.
+  bool builds_kernel_file(const RunOptions& options) const override { return bank(options) == 1; }
+  // With --bank N, read() returns N planes, filter k's under filter k - 1's.
+  std::vector<Filter> plane_filters(const Problem& problem, const RunOptions& options) const override {
+    return step6_bank_filters(problem.filter, bank(options));
+  }
+  // Each plane against its own filter's exact answer (`reference` is the
+  // first filter's, the problem's own).
+  Comparison compare(const Image& output, const Problem& problem, const Reference& reference) const override;
 
   Launch prepare(DeviceContext& device, const Problem& problem, const RunOptions& options) override {
-    check_constant_filter(device, problem.filter);
-    const int F = problem.filter.width;
-    const bool vectors = vector_block(device, options, F);
-    auto [bx, by] = block(device, options, F, vectors);
+    check_bank_options(options);
+    check_constant_weights(device, problem.filter, bank(options));
+    cl::CommandQueue& queue = device.queue();
+    const Image& in = problem.padded;
+    const int out_width = problem.out_width(), out_height = problem.out_height();
+    const int filter_width = problem.filter.width;
+    const int bank = this->bank(options);
+    const std::vector<Filter> filters = plane_filters(problem, options);
+    const bool vectors = vector_block(device, options, filter_width);
+    const auto [bx, by] = block(device, options, filter_width, vectors);
+    const std::string weights_at = weights_place(device, options, filter_width);
+    // The device image's rows: the groups cover a grid of whole blocks,
+    // rounded up to the work-group, and each reads up to three floats past
+    // its tile to finish its last float4. Rows start on 128 bytes.
     const std::size_t group_w = static_cast<std::size_t>(options.wg_x) * bx;
     const std::size_t group_h = static_cast<std::size_t>(options.wg_y) * by;
-    const std::size_t grid_w = round_up(problem.out_width(), group_w);
-    const std::size_t grid_h = round_up(problem.out_height(), group_h);
-    Layout layout;
-    layout.in_pitch = round_up(grid_w + F + 2, 32);
-    layout.in_rows = grid_h + F - 1;
-    layout.out_pitch = grid_w;
-    layout.out_rows = grid_h;
+    const std::size_t grid_w = round_up(out_width, group_w);
+    const std::size_t grid_h = round_up(out_height, group_h);
+    const std::size_t reach = grid_w + filter_width + 2;
+    const int in_pitch = static_cast<int>(round_up(reach, 32));  // floats per row
+    const std::size_t in_rows = grid_h + filter_width - 1;
 
-    auto launch = std::make_unique<MultiOutputLaunch>(device, problem, layout);
-    std::string build_options = "-D FILTER_WIDTH=" + std::to_string(F) +
-                                      " -D ALIGNED_PITCH -D BLOCK_X=" + std::to_string(bx) +
-                                      " -D BLOCK_Y=" + std::to_string(by);
-    const std::string weights = weights_place(device, options, F);
-    if (unroll_rows(device, options, F, vectors, weights == "inline")) build_options += " -D UNROLL_ROWS";
+    // 1. Buffers: the padded image and the filter go in, the output comes
+    //    out. The input is pitched: zeros, then the image's rows written
+    //    in_pitch floats apart.
+    Launch launch(device);
+    const std::size_t in_bytes = sizeof(float) * in_pitch * in_rows;
+    const std::size_t row_bytes = sizeof(float) * in.width;
+    cl::Buffer input = launch.buffer(CL_MEM_READ_ONLY, in_bytes, "the padded input", in_pitch);
+    queue.enqueueFillBuffer(input, 0.0f, 0, in_bytes);
+    queue.enqueueWriteBufferRect(input, CL_TRUE, {0, 0, 0}, {0, 0, 0},
+                                 {row_bytes, static_cast<std::size_t>(in.height), 1},
+                                 sizeof(float) * in_pitch, 0, row_bytes, 0, in.pixels.data());
+    // A bank's weights side by side: weight i of filter k at i * bank + k,
+    // so that bank.cl reads weight i of every filter as one floatN.
+    std::vector<float> weights(filters.size() * problem.filter.weights.size());
+    for (std::size_t k = 0; k < filters.size(); ++k)
+      for (std::size_t i = 0; i < filters[k].weights.size(); ++i) weights[i * bank + k] = filters[k].weights[i];
+    cl::Buffer filter = launch.buffer(CL_MEM_READ_ONLY, weights.size() * sizeof(float), "the filter");
+    cl::copy(queue, weights.cbegin(), weights.cend(), filter);
+    // The output covers the grid: whole blocks, `bank` floats per pixel.
+    const std::size_t out_pitch = grid_w * bank;  // floats per row
+    cl::Buffer output = launch.output_buffer(CL_MEM_WRITE_ONLY, sizeof(float) * out_pitch * grid_h,
+                                             "the output", out_pitch);
+
+    // 2. The program: the width and the block compile-time constants, and
+    //    the options of the tuned choices; a bank builds bank.cl with BANK.
+    std::string build_options = "-D FILTER_WIDTH=" + std::to_string(filter_width) +
+                                " -D ALIGNED_PITCH -D BLOCK_X=" + std::to_string(bx) +
+                                " -D BLOCK_Y=" + std::to_string(by);
+    std::string kernel_source = source(options), kernel_label = label(options);
+    if (bank > 1) {
+      if (!options.kernel_source.empty())
+        throw UsageError(label(options) + " stands for convolve.cl; --bank " + std::to_string(bank) +
+                         " builds bank.cl");
+      kernel_source = embedded::step6_bank_kernel;
+      kernel_label = "step6-multioutput/bank.cl";
+      build_options += " -D BANK=" + std::to_string(bank);
+    }
+    if (unroll_rows(device, options, filter_width, vectors, weights_at == "inline"))
+      build_options += " -D UNROLL_ROWS";
     if (flat_copy(device, options)) build_options += " -D FLAT_COPY";
-    std::string kernel_source = source(options);
-    if (weights == "local") build_options += " -D WEIGHTS_LOCAL";
-    if (weights == "inline") {
+    if (weights_at == "local") build_options += " -D WEIGHTS_LOCAL";
+    if (weights_at == "inline") {
       build_options += " -D WEIGHTS_INLINE";
       kernel_source = "#define FILTER_VALUES " + weight_literals(problem.filter) + "\n" + kernel_source;
     }
@@ -161,33 +159,97 @@ class MultiOutputStep : public Step {
       build_options += " -D VECTOR_BLOCK";
     }
     const auto start = std::chrono::steady_clock::now();
-    cl::Program program = device.program(kernel_source, build_options, label(options));
+    cl::Program program = device.program(kernel_source, build_options, kernel_label);
     const double build_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    if (weights == "inline") {
+    cl::KernelFunctor<cl::Buffer, cl::Buffer, cl::Buffer, int, int, int, int, cl::LocalSpaceArg, int, int>
+        convolve(make_kernel(program, "convolve", kernel_label));
+
+    // 3. The ranges: one work-item per block of outputs, in work-groups of
+    //    wg_x x wg_y; the grid is whole work-groups, and the blocks past the
+    //    image compute values nobody reads.
+    check_work_group(device, convolve.getKernel(), options.wg_x, options.wg_y);
+    const cl::NDRange local(options.wg_x, options.wg_y);
+    const cl::NDRange global(grid_w / bx, grid_h / by);
+    const std::string block_text = std::to_string(bx) + "x" + std::to_string(by);
+    if (bank > 1)  // the floatN sums of a block, and the tile row
+      check_private_memory(device, convolve.getKernel(), static_cast<std::size_t>(options.wg_x) * options.wg_y,
+                           "a bank of " + std::to_string(bank) + " with block " + block_text +
+                               " and work-group " + shape_text(local),
+                           sizeof(float) * (static_cast<std::size_t>(bx) * by * bank + bx + filter_width + 3));
+    // The tile: the work-group's blocks plus the filter's reach, in whole float4s.
+    const int tile_width = static_cast<int>(round_up(group_w + filter_width - 1, 4));
+    const int tile_height = static_cast<int>(group_h) + filter_width - 1;
+    const cl::LocalSpaceArg tile =
+        local_tile(device, convolve.getKernel(), tile_width, tile_height,
+                   "work-group " + shape_text(local) + ", block " + block_text + ", filter " +
+                       std::to_string(filter_width));
+
+    // 4. Run: one enqueue of the kernel with its arguments; the event
+    //    carries the kernel's start and end times. The output's pitch is in
+    //    pixels (bank.cl stores a floatN per pixel), its height the image's
+    //    (bank.cl: the grid's).
+    const int out_rows = bank > 1 ? static_cast<int>(grid_h) : out_height;
+    launch.run = [=, &queue]() mutable {
+      return convolve(cl::EnqueueArgs(queue, global, local), input, filter, output, in_pitch,
+                      static_cast<int>(grid_w), out_rows, filter_width, tile, tile_width, tile_height);
+    };
+    // 5. Read: the image's rows out of the wider output buffer; a bank's N
+    //    floats per pixel go to N planes, one under another.
+    launch.read = [=, &queue] {
+      const std::size_t image_row = sizeof(float) * out_width * bank;
+      std::vector<float> rows(static_cast<std::size_t>(out_width) * bank * out_height);
+      queue.enqueueReadBufferRect(output, CL_TRUE, {0, 0, 0}, {0, 0, 0},
+                                  {image_row, static_cast<std::size_t>(out_height), 1},
+                                  sizeof(float) * out_pitch, 0, image_row, 0, rows.data());
+      Image result(out_width, out_height * bank);
+      for (int k = 0; k < bank; ++k)
+        for (int y = 0; y < out_height; ++y)
+          for (int x = 0; x < out_width; ++x)
+            result.at(x, k * out_height + y) = rows[(static_cast<std::size_t>(y) * out_width + x) * bank + k];
+      return result;
+    };
+    launch.work_group = shape_text(local);
+    if (weights_at == "inline") {
       char text[96];
       std::snprintf(text, sizeof text, "kernel built for this filter's weights in %.1f ms", build_ms);
-      launch->build_note = text;
+      launch.note = text;
     }
-    launch->kernel = make_kernel(program, "convolve", label(options));
-    launch->set_standard_args(problem);
-    launch->kernel.setArg(4, static_cast<int>(layout.out_pitch));
-    const int tile_width = static_cast<int>(round_up(group_w + F - 1, 4));
-    const int tile_height = static_cast<int>(group_h) + F - 1;
-    const std::size_t tile_bytes = sizeof(float) * tile_width * tile_height;
-    launch->set_ranges(device, options.wg_x, options.wg_y, static_cast<int>(grid_w / bx),
-                       static_cast<int>(grid_h / by));
-    check_local_memory(device, launch->kernel, tile_bytes,
-                       "a " + std::to_string(tile_width) + "x" + std::to_string(tile_height) +
-                           " tile (work-group " + launch->work_group() + ", block " +
-                           std::to_string(bx) + "x" + std::to_string(by) + ", filter " +
-                           std::to_string(F) + ")");
-    launch->kernel.setArg(7, cl::Local(tile_bytes));
-    launch->kernel.setArg(8, tile_width);
-    launch->kernel.setArg(9, tile_height);
-    return adopt(device, std::move(launch));
+    return launch;
   }
 
  private:
+  // --bank: how many filters the pass applies.
+  int bank(const RunOptions& options) const { return std::stoi(option(options, "bank")); }
+
+  // bank.cl has one shape of loops: the weights in constant memory, the
+  // block in rows, the tile copied by rows; with --bank 2 to 16, auto
+  // resolves to those, and anything else is refused.
+  void check_bank_options(const RunOptions& options) const {
+    const int n = bank(options);
+    if (n == 1) return;
+    for (const auto& [name, only] : {std::pair<std::string, std::string>{"weights", "constant"},
+                                     {"shape", "rows"},
+                                     {"copy", "rows"}}) {
+      const std::string value = option(options, name);
+      if (value != "auto" && value != only)
+        throw UsageError("--" + name + " " + value + ": --bank " + std::to_string(n) +
+                         " builds bank.cl, which has only --" + name + " " + only);
+    }
+  }
+
+  // The weights must fit the device's constant memory: the filter, or a
+  // bank of `bank` of them.
+  static void check_constant_weights(DeviceContext& device, const Filter& filter, int bank) {
+    if (bank == 1) return check_constant_filter(device, filter);
+    const std::size_t bytes = sizeof(float) * filter.weights.size() * bank;
+    const std::size_t limit = device.facts().constant_mem_bytes;
+    if (bytes > limit)
+      throw Error("a bank of " + std::to_string(bank) + " filters of " + std::to_string(filter.width) + "x" +
+                  std::to_string(filter.width) + " needs " + std::to_string(bytes) +
+                  " bytes of constant memory, over " + device.facts().name + "'s limit of " +
+                  std::to_string(limit) + " bytes (CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE)");
+  }
+
   // --unroll, or the tuned default (the vector shape's loop is unrolled for
   // F <= 7; on a GPU, the rows up to F = 15 when the weights are inline).
   bool unroll_rows(DeviceContext& device, const RunOptions& options, int F, bool vectors,
@@ -197,17 +259,19 @@ class MultiOutputStep : public Step {
     return vectors ? F <= 7 : step6_unroll_rows_by_default(device.facts(), F, weights_inline);
   }
 
-  // --copy, or the tuned default.
+  // --copy, or the tuned default (a bank: rows).
   bool flat_copy(DeviceContext& device, const RunOptions& options) const {
     const std::string text = option(options, "copy");
     if (text != "auto") return text == "flat";
-    return step6_flat_copy_by_default(device.facts());
+    return bank(options) == 1 && step6_flat_copy_by_default(device.facts());
   }
 
-  // --weights, or the tuned default: "constant", "local" or "inline".
+  // --weights, or the tuned default: "constant", "local" or "inline" (a
+  // bank: constant).
   std::string weights_place(DeviceContext& device, const RunOptions& options, int F) const {
     const std::string text = option(options, "weights");
     if (text != "auto") return text;
+    if (bank(options) > 1) return "constant";
     if (step6_weights_inline_by_default(device.facts(), F)) return "inline";
     return step6_weights_local_by_default(device.facts(), F) ? "local" : "constant";
   }
@@ -226,16 +290,17 @@ class MultiOutputStep : public Step {
     return text;
   }
 
-  // --shape, or the tuned default.
+  // --shape, or the tuned default (a bank: rows).
   bool vector_block(DeviceContext& device, const RunOptions& options, int F) const {
     const std::string text = option(options, "shape");
     if (text != "auto") return text == "vectors";
-    return step6_vector_block_by_default(device.facts(), F);
+    return bank(options) == 1 && step6_vector_block_by_default(device.facts(), F);
   }
 
   // --block, or the first block from the tuned list for this kind of device
   // whose tile (and local weights) fit the device's local memory
-  // (bench/experiments.sh tuning on a GPU, blocks on a CPU).
+  // (bench/experiments.sh tuning on a GPU, blocks on a CPU); for a bank,
+  // default_bank_block.
   std::pair<int, int> block(DeviceContext& device, const RunOptions& options, int F, bool vectors) const {
     std::string text = option(options, "block");
     if (text != "auto") {
@@ -244,10 +309,43 @@ class MultiOutputStep : public Step {
         throw UsageError("--block: the width must be a multiple of 4, not " + std::to_string(bx));
       return {bx, by};
     }
+    if (bank(options) > 1) return default_bank_block(bank(options));
     return step6_block_that_fits(device.facts(), F, vectors, weights_place(device, options, F) == "local",
                                  options.wg_x, options.wg_y);
   }
 };
+
+Comparison MultiOutputStep::compare(const Image& output, const Problem& problem,
+                                    const Reference& reference) const {
+  const int height = problem.out_height();
+  int planes = height > 0 && output.height % height == 0 ? output.height / height : 1;
+  if (planes != 2 && planes != 4 && planes != 8 && planes != 16) planes = 1;  // not a bank's
+  if (planes == 1) return Step::compare(output, problem, reference);
+  const std::vector<Filter> filters = step6_bank_filters(problem.filter, planes);
+  Comparison all;
+  double worst = -1;
+  for (int k = 0; k < planes; ++k) {
+    Image plane(output.width, height);
+    std::copy(output.pixels.begin() + static_cast<std::ptrdiff_t>(k) * plane.pixels.size(),
+              output.pixels.begin() + static_cast<std::ptrdiff_t>(k + 1) * plane.pixels.size(),
+              plane.pixels.begin());
+    const Comparison c =
+        k == 0 ? Step::compare(plane, problem, reference)
+               : compare_with_reference(plane, reference_correlate(problem.padded, filters[k]),
+                                        problem.filter.width);
+    all.max_abs_err = std::max(all.max_abs_err, c.max_abs_err);
+    all.max_rel_err = std::max(all.max_rel_err, c.max_rel_err);
+    all.bad_pixels += c.bad_pixels;
+    // The worst pixel of the worst plane, where it lies in the planes' image.
+    const double score = c.bad_pixels > 0 ? INFINITY : c.max_rel_err;
+    if (score > worst && c.worst_x >= 0) {
+      worst = score;
+      all.worst_x = c.worst_x;
+      all.worst_y = k * height + c.worst_y;
+    }
+  }
+  return all;
+}
 
 }  // namespace
 

@@ -1,13 +1,19 @@
-// Step 6's tuned choices that its filter bank (extras.cpp) shares.
+// Step 6's tuned choices (tuning.cpp), and its filter bank's filters and
+// blocks, which the launcher, step6-bank and the tests share.
 #pragma once
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "common/device.hpp"
+#include "common/filter.hpp"
 
 namespace conv {
+
+class Step;
+std::unique_ptr<Step> make_step6_multioutput();  // launcher.cpp
 
 // Whether the loop over tile rows is unrolled when --unroll is auto: for
 // F <= 7 on a GPU (F <= 15 with the weights inline), F <= 3 on a CPU
@@ -42,5 +48,21 @@ std::pair<int, int> step6_block_that_fits(const DeviceFacts& facts, int filter_w
 // any device through them).
 std::map<std::string, std::string> step6_default_settings(const DeviceFacts& facts, int filter_width, int wg_x,
                                                           int wg_y);
+
+// ---- the filter bank: --bank N, N filters in one pass (bank.cl) ----------
+
+// The block --block auto gives a bank of 2 to 16 filters: it shrinks as the
+// bank grows (4x4 for 1 and 2 filters, 4x2 for 4, 4x1 for 8 and 16), so that
+// the BLOCK_X * BLOCK_Y * BANK sums stay about 32 registers. UsageError for
+// a bank size bank.cl does not take.
+std::pair<int, int> default_bank_block(int bank);
+
+// The `bank` filters whose planes step 6 computes with --bank: filter 0 is
+// `filter` itself. For random:F:S (random:F is seed 1) filter k is
+// random:F:(S + k), the filters step6-bank has always drawn; for any other
+// filter, filter k is `filter` with every weight times k + 1. Each filter
+// differs from the others (unless every weight is 0), so a plane written
+// to the wrong place, or twice, fails the comparison with its reference.
+std::vector<Filter> step6_bank_filters(const Filter& filter, int bank);
 
 }  // namespace conv

@@ -31,10 +31,15 @@ struct Shape {
 const Shape kWorkGroups[] = {{8, 8}, {16, 16}, {32, 8}, {8, 32}};
 const int kWidths[] = {1, 2, 3, 4, 5, 7, 8, 13, 16, 17, 31, -1};  // -1: motion45
 
-// What to run a step as: suite_configurations (common/step.hpp).
+// What to run a step as: suite_configurations (common/step.hpp); with a
+// student's kernel, those that build it.
 using Config = RunOptions;
 
-std::vector<Config> configurations(const Step& step) { return suite_configurations(step); }
+std::vector<Config> configurations(const Step& step) {
+  RunOptions graded;
+  conv::test::use_student_kernel(step.name(), graded);
+  return suite_configurations(step, !graded.kernel_source.empty());
+}
 
 // For case number i: the first configuration always, and one of the others
 // in turn, so every configuration meets every kind of case without each
@@ -172,7 +177,9 @@ void inexact_impulse(Step& step, const Problem& problem, const RunResult& r) {
 }
 
 // A single 1 in a field of 0s: the output around it is the filter, rotated
-// by 180 degrees (correlation), exactly: every other term is 0 * w.
+// by 180 degrees (correlation), exactly: every other term is 0 * w. A step
+// that applies a bank of filters (step 6's --bank) returns a plane per
+// filter, one under another (Step::plane_filters): each holds its own.
 void impulse(Step& step, std::mt19937& rng) {
   int i = 0;
   for (int w : {1, 2, 3, 4, 7, 8, 16, 17})
@@ -192,19 +199,23 @@ void impulse(Step& step, std::mt19937& rng) {
         inexact_impulse(step, problem, r);
         continue;
       }
+      const std::vector<Filter> planes = step.plane_filters(problem, options);
+      REQUIRE(r.output.height == problem.out_height() * static_cast<int>(planes.size()));
       int mismatches = 0;
-      for (int y = 0; y < r.output.height; ++y)
-        for (int x = 0; x < r.output.width; ++x) {
-          const int row = py - y + a, col = px - x + a;
-          const bool inside = row >= 0 && row < w && col >= 0 && col < w;
-          const float expected = inside ? f.at(row, col) : 0.0f;
-          if (r.output.at(x, y) != expected) ++mismatches;
-        }
+      for (std::size_t k = 0; k < planes.size(); ++k)
+        for (int y = 0; y < problem.out_height(); ++y)
+          for (int x = 0; x < r.output.width; ++x) {
+            const int row = py - y + a, col = px - x + a;
+            const bool inside = row >= 0 && row < w && col >= 0 && col < w;
+            const float expected = inside ? planes[k].at(row, col) : 0.0f;
+            if (r.output.at(x, static_cast<int>(k) * problem.out_height() + y) != expected) ++mismatches;
+          }
       CHECK(mismatches == 0);
     }
 }
 
-// A constant image with the clamp border: every output is c * sum(weights).
+// A constant image with the clamp border: every output is c * sum(weights)
+// (of its plane's filter, for a bank).
 void constant(Step& step, std::mt19937& rng) {
   int i = 0;
   for (int w : {1, 3, 6, 7, 16, 31})
@@ -225,14 +236,22 @@ void constant(Step& step, std::mt19937& rng) {
         CHECK(cmp.passed());
         continue;
       }
-      double abs_sum = 0;
-      for (float v : f.weights) abs_sum += std::fabs(v) * c;
-      const double expected = f.sum() * c, tolerance = w * w * 1.2e-7 * abs_sum + 1e-30;
-      double worst = 0;
-      for (float v : r.output.pixels)
-        worst = std::isfinite(v) ? std::max(worst, std::fabs(v - expected)) : INFINITY;
-      INFO("worst deviation " << worst << ", tolerance " << tolerance);
-      CHECK(worst <= tolerance);
+      const std::vector<Filter> planes = step.plane_filters(problem, options);
+      REQUIRE(r.output.height == problem.out_height() * static_cast<int>(planes.size()));
+      const std::size_t plane_pixels = r.output.pixels.size() / planes.size();
+      for (std::size_t k = 0; k < planes.size(); ++k) {
+        double abs_sum = 0;
+        for (float v : planes[k].weights) abs_sum += std::fabs(v) * c;
+        const double expected = planes[k].sum() * c, tolerance = w * w * 1.2e-7 * abs_sum + 1e-30;
+        double worst = 0;
+        for (std::size_t i = k * plane_pixels; i < (k + 1) * plane_pixels; ++i) {
+          const float v = r.output.pixels[i];
+          worst = std::isfinite(v) ? std::max(worst, std::fabs(v - expected)) : INFINITY;
+        }
+        INFO("plane " << k << " of " << planes.size() << ": worst deviation " << worst << ", tolerance "
+                      << tolerance);
+        CHECK(worst <= tolerance);
+      }
     }
 }
 

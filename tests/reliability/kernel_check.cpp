@@ -152,7 +152,7 @@ int main(int argc, char** argv) {
         std::cout << step->name() << ": checking " << file << " (" << from
                   << ") instead of the embedded kernel" << std::endl;
       }
-      for (auto config : suite_configurations(*step)) {
+      for (auto config : suite_configurations(*step, !source.empty())) {
         if (variant_name != "all" && step->variant(config) != variant_name) continue;
         config.kernel_source = source;
         config.kernel_label = file;
