@@ -3,6 +3,8 @@
 // that keeps the intermediate rows in local memory ("fused"). Both use step
 // 6's pitched layout, tile, float4 loads and blocks; a pass can also run
 // without the tile (convolve_direct: a GPU's passes by default).
+#include <functional>
+#include <memory>
 #include <numeric>
 
 #include "common/errors.hpp"
@@ -22,13 +24,6 @@ struct Shape2 {
   int x, y;
 };
 
-// One kernel of the chain with its ranges; the tile is set per kernel.
-struct Pass {
-  cl::Kernel kernel;
-  cl::NDRange global, local;
-  int accumulate_arg = 10;  // convolve's; convolve_direct's is 5
-};
-
 // The blocks of the kernels without a tile (--rows direct, --columns
 // direct, --fused-kernel direct), and whether a GPU's row pass runs without
 // one by default (bench/experiments.sh separable-direct;
@@ -38,7 +33,7 @@ constexpr Shape2 kDirectColumns{4, 16};
 constexpr Shape2 kDirectFused{4, 4};
 constexpr bool kGpuRowsDirect = true;
 
-std::string shape_text(Shape2 b) { return std::to_string(b.x) + "x" + std::to_string(b.y); }
+std::string block_text(Shape2 b) { return std::to_string(b.x) + "x" + std::to_string(b.y); }
 
 // What the settings resolve to for one filter on one device.
 struct Choices {
@@ -49,53 +44,10 @@ struct Choices {
   bool unroll = true;
 };
 
-class SeparableLaunch : public LegacyLaunch {
- public:
-  SeparableLaunch(DeviceContext& device, const Problem& problem, const Layout& layout,
-                  SeparableFilter terms)
-      : io(device, problem, layout), terms(std::move(terms)) {
-    // The column passes of terms 2..k read the output they add to.
-    io.output = cl::Buffer(device.context(), CL_MEM_READ_WRITE,
-                           io.layout.out_pitch * io.layout.out_rows * sizeof(float));
-  }
-
-  cl::Event enqueue(cl::CommandQueue& queue) override {
-    cl::Event event;
-    if (fused) {
-      queue.enqueueNDRangeKernel(fused->kernel, cl::NullRange, fused->global, fused->local, nullptr,
-                                 &event);
-      first = event;
-      return event;
-    }
-    for (int t = 0; t < terms.rank; ++t) {
-      rows.kernel.setArg(1, row_filters[static_cast<std::size_t>(t)]);
-      queue.enqueueNDRangeKernel(rows.kernel, cl::NullRange, rows.global, rows.local, nullptr, &event);
-      if (t == 0) first = event;
-      columns.kernel.setArg(1, column_filters[static_cast<std::size_t>(t)]);
-      columns.kernel.setArg(static_cast<cl_uint>(columns.accumulate_arg), t > 0 ? 1 : 0);
-      queue.enqueueNDRangeKernel(columns.kernel, cl::NullRange, columns.global, columns.local,
-                                 nullptr, &event);
-    }
-    return event;
-  }
-  double elapsed_ms(const cl::Event& last) const override { return span_ms(first, last); }
-  void poison_output(cl::CommandQueue& queue) override { io.poison_output(queue); }
-  Image read_output(cl::CommandQueue& queue) override { return io.read_output(queue); }
-  std::string work_group() const override { return wg; }
-  std::string note() const override { return describe_work(terms) + chosen; }
-
-  BufferLaunch io;  // the padded input and the output, as step 6 lays them out
-  SeparableFilter terms;
-  std::vector<cl::Buffer> row_filters, column_filters;  // passes: one per term
-  cl::Buffer mid;                                       // passes: the row pass's output
-  Pass rows, columns;
-  std::unique_ptr<Pass> fused;
-  cl::Event first;
-  std::string wg;
-  std::string chosen;  // variant auto: which kernel it runs
-};
-
-cl::NDRange range(std::size_t x, std::size_t y) { return cl::NDRange(x, y); }
+// One pass of the chain, enqueued with what changes from term to term: the
+// term's filter and the accumulate flag (the column passes after the first
+// add to the output).
+using Pass = std::function<cl::Event(const cl::Buffer& filter, int accumulate)>;
 
 class SeparableStep : public Step {
  public:
@@ -116,16 +68,16 @@ class SeparableStep : public Step {
              "auto", {"auto", "passes", "fused"}, {}},
             {"block", "Outputs per work-item WxH, W a multiple of 4, of the row pass and the fused "
                       "kernel (default: the first of 4x8 (a GPU's row pass only), 4x4, 4x2, 4x1 whose tiles fit "
-                      "local memory; " + shape_text(kDirectRows) + " with --rows direct, " + shape_text(kDirectFused) +
+                      "local memory; " + block_text(kDirectRows) + " with --rows direct, " + block_text(kDirectFused) +
                       " with --fused-kernel direct)",
              "auto", {}, {"8x1", "4x8"}},
             {"fused-kernel", "The fused variant's kernel: tile (convolve_fused, through local memory), direct "
-                             "(convolve_fused_direct, through the caches; default block " + shape_text(kDirectFused) +
+                             "(convolve_fused_direct, through the caches; default block " + block_text(kDirectFused) +
                              "), or auto (direct on a GPU, tile on a CPU)",
              "auto", {}, {"direct"}},
             {"column-block", "The column pass's outputs per work-item WxH (variant passes; default: "
                              "the first of 4x16, 4x8 (on a GPU only), 4x4, 4x2, 4x1 that fits local memory; " +
-                             shape_text(kDirectColumns) + " with --columns direct)", "auto", {}, {"4x8", "4x16"}},
+                             block_text(kDirectColumns) + " with --columns direct)", "auto", {}, {"4x8", "4x16"}},
             {"rows", std::string("The row pass's kernel (variant passes): tile (convolve, through local memory), "
                                  "direct (convolve_direct, through the caches), or auto (") +
                          (kGpuRowsDirect ? "direct" : "tile") + " on a GPU, tile on a CPU)",
@@ -150,11 +102,12 @@ class SeparableStep : public Step {
   }
 
   Launch prepare(DeviceContext& device, const Problem& problem, const RunOptions& options) override {
+    cl::CommandQueue& queue = device.queue();
+    const Image& in = problem.padded;
     const int F = problem.filter.width;
-    SeparableFilter terms = separate(problem.filter);
-    const std::string v = variant(options);
+    const int out_width = problem.out_width(), out_height = problem.out_height();
+    const SeparableFilter terms = separate(problem.filter);
     const Choices c = choose(device.facts(), options, F, terms.rank);
-    const bool is_fused = c.fused;
     // The row pass (and the fused kernel) uses block b, the column pass cb.
     const Shape2 b = c.b;
     const Shape2 cb = c.cb;
@@ -163,21 +116,36 @@ class SeparableStep : public Step {
     const std::size_t column_group_w = static_cast<std::size_t>(options.wg_x) * cb.x;
     const std::size_t column_group_h = static_cast<std::size_t>(options.wg_y) * cb.y;
     // Whole groups of both passes across; whole column-pass groups down.
-    const std::size_t grid_w = round_up(problem.out_width(), std::lcm(group_w, column_group_w));
-    const std::size_t grid_h = round_up(problem.out_height(), is_fused ? group_h : column_group_h);
+    const std::size_t grid_w = round_up(out_width, std::lcm(group_w, column_group_w));
+    const std::size_t grid_h = round_up(out_height, c.fused ? group_h : column_group_h);
     // The row pass covers every padded row the column pass reads.
     const std::size_t mid_rows = round_up(grid_h + F - 1, group_h);
-    Layout layout;
-    layout.in_pitch = round_up(grid_w + F + 2, 32);
-    layout.in_rows = is_fused ? grid_h + F - 1 : mid_rows;
-    layout.out_pitch = grid_w;
-    layout.out_rows = grid_h;
-    auto launch = std::make_unique<SeparableLaunch>(device, problem, layout, std::move(terms));
-    const SeparableFilter& s = launch->terms;
-    if (v == "auto") launch->chosen = is_fused ? "; variant auto runs fused" : "; variant auto runs passes";
-    launch->wg = std::to_string(options.wg_x) + "x" + std::to_string(options.wg_y);
-    // The work-group's shape is compiled in, so each work-item's tile loads
-    // are a fixed number it can issue at once (convolve.cl).
+    // Step 6's pitched layout: rows aligned to 128 bytes, with room for
+    // whole float4s past the image; the output is the grid, grid_w floats
+    // per row.
+    const int in_pitch = static_cast<int>(round_up(grid_w + F + 2, 32));  // floats per row
+    const std::size_t in_rows = c.fused ? grid_h + F - 1 : mid_rows;
+    const int out_pitch = static_cast<int>(grid_w);
+    const std::size_t out_rows = grid_h;
+
+    // 1. Buffers: the padded image goes in pitched (zeros, then the image's
+    //    rows written in_pitch floats apart); the output is read and written,
+    //    because the column passes of terms 2..k add to it.
+    Launch launch(device);
+    const std::size_t in_bytes = sizeof(float) * in_pitch * in_rows;
+    const std::size_t in_row_bytes = sizeof(float) * in.width;
+    cl::Buffer input = launch.buffer(CL_MEM_READ_ONLY, in_bytes, "the padded input", in_pitch);
+    queue.enqueueFillBuffer(input, 0.0f, 0, in_bytes);
+    queue.enqueueWriteBufferRect(input, CL_TRUE, {0, 0, 0}, {0, 0, 0},
+                                 {in_row_bytes, static_cast<std::size_t>(in.height), 1},
+                                 sizeof(float) * in_pitch, 0, in_row_bytes, 0, in.pixels.data());
+    cl::Buffer output = launch.output_buffer(CL_MEM_READ_WRITE, sizeof(float) * out_pitch * out_rows,
+                                             "the output", out_pitch);
+
+    // 2. The programs. The work-group's shape is compiled in, so each
+    //    work-item's tile loads are a fixed number it can issue at once
+    //    (convolve.cl); so are the filter's width and the blocks.
+    const std::string wg = std::to_string(options.wg_x) + "x" + std::to_string(options.wg_y);
     const std::string common = " -D ALIGNED_PITCH -D FILTER_WIDTH=" + std::to_string(F) +
                                " -D WG_X=" + std::to_string(options.wg_x) +
                                " -D WG_Y=" + std::to_string(options.wg_y) +
@@ -186,104 +154,161 @@ class SeparableStep : public Step {
       return common + " -D BLOCK_X=" + std::to_string(bb.x) + " -D BLOCK_Y=" + std::to_string(bb.y);
     };
     const std::string blocks = blocks_of(b);
-    const auto& ctx = device.context();
+    const int rank = terms.rank;
     const cl::NDRange local(options.wg_x, options.wg_y);
-    const cl::NDRange global(grid_w / b.x, grid_h / b.y);
 
-    if (is_fused) {
+    if (c.fused) {
+      // The fused kernel's weights, in constant memory: per term, F row
+      // weights and then F column weights.
       std::vector<float> weights;
-      for (int t = 0; t < s.rank; ++t) {
-        weights.insert(weights.end(), s.rows[t].begin(), s.rows[t].end());
-        weights.insert(weights.end(), s.columns[t].begin(), s.columns[t].end());
+      for (int t = 0; t < rank; ++t) {
+        weights.insert(weights.end(), terms.rows[t].begin(), terms.rows[t].end());
+        weights.insert(weights.end(), terms.columns[t].begin(), terms.columns[t].end());
       }
-      check_constant_bytes(device, weights.size() * sizeof(float), s.rank);
-      launch->row_filters.emplace_back(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                                       weights.size() * sizeof(float), weights.data());
+      check_constant_bytes(device, weights.size() * sizeof(float), rank);
+      cl::Buffer filter =
+          launch.buffer(CL_MEM_READ_ONLY, weights.size() * sizeof(float), "the terms' weights");
+      cl::copy(queue, weights.cbegin(), weights.cend(), filter);
       cl::Program program = device.program(
           source(options), "-D TAPS_X=1 -D TAPS_Y=1" + blocks + (c.fused_direct ? " -D DIRECT_PASS" : ""),
           label(options));
-      // Every step's kernel file holds `convolve` with its arguments; checked
-      // here too, so a --kernel file is refused alike whichever variant runs.
-      make_kernel(program, "convolve", label(options)).setArg(10, 0);
-      launch->fused = std::make_unique<Pass>(Pass{
-          make_kernel(program, c.fused_direct ? "convolve_fused_direct" : "convolve_fused", label(options)),
-          global, local});
-      cl::Kernel& k = launch->fused->kernel;
-      check_work_group(device, k, options.wg_x, options.wg_y);
-      if (c.fused_direct) {  // no tile: (input, weights, output, in_pitch, out_pitch, rank)
-        k.setArg(0, launch->io.input);
-        k.setArg(1, launch->row_filters.front());
-        k.setArg(2, launch->io.output);
-        k.setArg(3, static_cast<int>(layout.in_pitch));
-        k.setArg(4, static_cast<int>(layout.out_pitch));
-        k.setArg(5, s.rank);
-        return adopt(device, std::move(launch));
+      require_convolve(program, options);
+
+      // 3. The range: one work-item per block of outputs over the grid.
+      const cl::NDRange global(grid_w / b.x, grid_h / b.y);
+
+      // 4. Run: one kernel, both passes of every term.
+      if (c.fused_direct) {  // without a tile, through the caches
+        cl::KernelFunctor<cl::Buffer, cl::Buffer, cl::Buffer, int, int, int> fused(
+            make_kernel(program, "convolve_fused_direct", label(options)));
+        check_work_group(device, fused.getKernel(), options.wg_x, options.wg_y);
+        launch.run = [=, &queue]() mutable {
+          return fused(cl::EnqueueArgs(queue, global, local), input, filter, output, in_pitch, out_pitch,
+                       rank);
+        };
+      } else {  // the tile and its row sums in local memory
+        cl::KernelFunctor<cl::Buffer, cl::Buffer, cl::Buffer, int, int, int, cl::LocalSpaceArg, int, int,
+                          cl::LocalSpaceArg>
+            fused(make_kernel(program, "convolve_fused", label(options)));
+        check_work_group(device, fused.getKernel(), options.wg_x, options.wg_y);
+        const int tile_width = static_cast<int>(round_up(group_w + F - 1, 4));
+        const int tile_height = static_cast<int>(group_h) + F - 1;
+        const std::size_t tile_bytes = sizeof(float) * tile_width * tile_height;
+        const std::size_t sums_bytes = sizeof(float) * group_w * tile_height;
+        check_local_memory(device, fused.getKernel(), tile_bytes + sums_bytes,
+                           "the fused kernel's " + std::to_string(tile_width) + "x" +
+                               std::to_string(tile_height) + " tile and its row sums (work-group " + wg +
+                               ", block " + block_text(b) + ", filter " + std::to_string(F) + ")");
+        const cl::LocalSpaceArg tile = cl::Local(tile_bytes), row_sums = cl::Local(sums_bytes);
+        launch.run = [=, &queue]() mutable {
+          return fused(cl::EnqueueArgs(queue, global, local), input, filter, output, in_pitch, out_pitch,
+                       rank, tile, tile_width, tile_height, row_sums);
+        };
       }
-      const int tile_width = static_cast<int>(round_up(group_w + F - 1, 4));
-      const int tile_height = static_cast<int>(group_h) + F - 1;
-      const std::size_t tile_bytes = sizeof(float) * tile_width * tile_height;
-      const std::size_t mid_bytes = sizeof(float) * group_w * tile_height;
-      check_local_memory(device, k, tile_bytes + mid_bytes,
-                         "the fused kernel's " + std::to_string(tile_width) + "x" +
-                             std::to_string(tile_height) + " tile and its row sums (work-group " +
-                             launch->wg + ", block " + std::to_string(b.x) + "x" +
-                             std::to_string(b.y) + ", filter " + std::to_string(F) + ")");
-      k.setArg(0, launch->io.input);
-      k.setArg(1, launch->row_filters.front());
-      k.setArg(2, launch->io.output);
-      k.setArg(3, static_cast<int>(layout.in_pitch));
-      k.setArg(4, static_cast<int>(layout.out_pitch));
-      k.setArg(5, s.rank);
-      k.setArg(6, cl::Local(tile_bytes));
-      k.setArg(7, tile_width);
-      k.setArg(8, tile_height);
-      k.setArg(9, cl::Local(mid_bytes));
-      return adopt(device, std::move(launch));
+    } else {
+      // The passes' filters: one buffer of F weights per pass and term.
+      std::vector<cl::Buffer> row_filters, column_filters;
+      for (int t = 0; t < rank; ++t) {
+        const std::string term = " of term " + std::to_string(t + 1);
+        row_filters.push_back(launch.buffer(CL_MEM_READ_ONLY, sizeof(float) * F, "the row filter" + term));
+        cl::copy(queue, terms.rows[t].cbegin(), terms.rows[t].cend(), row_filters.back());
+        column_filters.push_back(
+            launch.buffer(CL_MEM_READ_ONLY, sizeof(float) * F, "the column filter" + term));
+        cl::copy(queue, terms.columns[t].cbegin(), terms.columns[t].cend(), column_filters.back());
+      }
+      // The row pass's output and the column pass's input, grid_w floats per
+      // row. Filled once, though the row pass writes every float of it:
+      // without this, Oclgrind reports the column pass's tile loads from it
+      // as uninitialized, which we have not explained (docs/reliability.md).
+      const std::size_t mid_bytes = sizeof(float) * grid_w * mid_rows;
+      cl::Buffer mid =
+          launch.buffer(CL_MEM_READ_WRITE, mid_bytes, "the intermediate image of the row pass", grid_w);
+      queue.enqueueFillBuffer(mid, 0.0f, 0, mid_bytes);
+      const int mid_pitch = static_cast<int>(grid_w);
+
+      // Each pass is the same source built twice, its window F x 1 or
+      // 1 x F; a pass without the tile is convolve_direct, built only where
+      // one runs.
+      const std::string F_text = std::to_string(F);
+      const char* direct = " -D DIRECT_PASS";
+      cl::Program row_program = device.program(
+          source(options), "-D TAPS_X=" + F_text + " -D TAPS_Y=1" + blocks + (c.rows_direct ? direct : ""),
+          label(options));
+      cl::Program column_program = device.program(
+          source(options),
+          "-D TAPS_X=1 -D TAPS_Y=" + F_text + blocks_of(cb) + (c.columns_direct ? direct : ""),
+          label(options));
+      if (c.rows_direct && c.columns_direct) require_convolve(column_program, options);
+      cl::Kernel row_kernel =
+          make_kernel(row_program, c.rows_direct ? "convolve_direct" : "convolve", label(options));
+      cl::Kernel column_kernel =
+          make_kernel(column_program, c.columns_direct ? "convolve_direct" : "convolve", label(options));
+
+      // 3. The ranges: one work-item per block of outputs; the row pass
+      //    over every row of `mid`, the column pass over the grid.
+      const cl::NDRange row_global(grid_w / b.x, mid_rows / b.y);
+      const cl::NDRange column_global(grid_w / cb.x, grid_h / cb.y);
+
+      // A pass from `from` (from_pitch floats per row) into `to`: with the
+      // tile, `convolve`; without it, `convolve_direct`. Everything but the
+      // term's filter and the accumulate flag is fixed here.
+      auto make_pass = [&](const cl::Kernel& kernel, bool without_tile, const cl::NDRange& global,
+                           const cl::Buffer& from, int from_pitch, const cl::Buffer& to, int to_pitch,
+                           int to_rows, int tile_width, int tile_height) -> Pass {
+        check_work_group(device, kernel, options.wg_x, options.wg_y);
+        if (without_tile) {
+          cl::KernelFunctor<cl::Buffer, cl::Buffer, cl::Buffer, int, int, int> convolve_direct(kernel);
+          return [=, &queue](const cl::Buffer& filter, int accumulate) mutable {
+            return convolve_direct(cl::EnqueueArgs(queue, global, local), from, filter, to, from_pitch,
+                                   to_pitch, accumulate);
+          };
+        }
+        const cl::LocalSpaceArg tile = local_tile(device, kernel, tile_width, tile_height,
+                                                  "work-group " + wg + ", filter " + F_text);
+        cl::KernelFunctor<cl::Buffer, cl::Buffer, cl::Buffer, int, int, int, int, cl::LocalSpaceArg, int, int,
+                          int>
+            convolve(kernel);
+        return [=, &queue](const cl::Buffer& filter, int accumulate) mutable {
+          return convolve(cl::EnqueueArgs(queue, global, local), from, filter, to, from_pitch, to_pitch,
+                          to_rows, F, tile, tile_width, tile_height, accumulate);
+        };
+      };
+      const Pass rows = make_pass(row_kernel, c.rows_direct, row_global, input, in_pitch, mid, mid_pitch,
+                                  static_cast<int>(mid_rows), static_cast<int>(round_up(group_w + F - 1, 4)),
+                                  static_cast<int>(group_h));
+      const Pass columns = make_pass(column_kernel, c.columns_direct, column_global, mid, mid_pitch, output,
+                                     out_pitch, static_cast<int>(grid_h), static_cast<int>(column_group_w),
+                                     static_cast<int>(column_group_h) + F - 1);
+
+      // 4. Run: a row pass and a column pass per term; the time runs from
+      //    the first row pass's start to the last column pass's end.
+      auto first = std::make_shared<cl::Event>();
+      launch.run = [=] {
+        cl::Event last;
+        for (int t = 0; t < rank; ++t) {
+          last = rows(row_filters[static_cast<std::size_t>(t)], 0);
+          if (t == 0) *first = last;
+          last = columns(column_filters[static_cast<std::size_t>(t)], t > 0 ? 1 : 0);
+        }
+        return last;
+      };
+      launch.elapsed = [first](const cl::Event& last) { return span_ms(*first, last); };
     }
 
-    for (int t = 0; t < s.rank; ++t) {
-      launch->row_filters.emplace_back(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, F * sizeof(float),
-                                       const_cast<float*>(s.rows[t].data()));
-      launch->column_filters.emplace_back(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                                          F * sizeof(float), const_cast<float*>(s.columns[t].data()));
-    }
-    const std::size_t mid_bytes = grid_w * mid_rows * sizeof(float);
-    check_buffer_size(device, mid_bytes, "the intermediate image of the row pass");
-    launch->mid = cl::Buffer(ctx, CL_MEM_READ_WRITE, mid_bytes);
-    // Filled once, though the row pass writes every float of it: without
-    // this, Oclgrind reports the column pass's tile loads from `mid` as
-    // uninitialized, which we have not explained (docs/reliability.md).
-    device.queue().enqueueFillBuffer(launch->mid, 0.0f, 0, mid_bytes);
-    const std::string F_text = std::to_string(F);
-    // A pass without the tile is convolve_direct, built only where one runs.
-    const char* direct = " -D DIRECT_PASS";
-    cl::Program row_program = device.program(
-        source(options), "-D TAPS_X=" + F_text + " -D TAPS_Y=1" + blocks + (c.rows_direct ? direct : ""),
-        label(options));
-    cl::Program column_program = device.program(
-        source(options), "-D TAPS_X=1 -D TAPS_Y=" + F_text + blocks_of(cb) + (c.columns_direct ? direct : ""),
-        label(options));
-    // As for the fused kernel: a --kernel file must hold `convolve` even when
-    // neither pass runs it.
-    if (c.rows_direct && c.columns_direct)
-      make_kernel(column_program, "convolve", label(options)).setArg(10, 0);
-    launch->rows = Pass{make_kernel(row_program, c.rows_direct ? "convolve_direct" : "convolve", label(options)),
-                        range(grid_w / b.x, mid_rows / b.y), local, c.rows_direct ? 5 : 10};
-    launch->columns =
-        Pass{make_kernel(column_program, c.columns_direct ? "convolve_direct" : "convolve", label(options)),
-             range(grid_w / cb.x, grid_h / cb.y), local, c.columns_direct ? 5 : 10};
-    // (input, pitch, output, pitch, rows, tile width, tile height) of each pass.
-    if (c.rows_direct)
-      set_direct_args(device, launch->rows, launch->io.input, layout.in_pitch, launch->mid, grid_w);
-    else
-      set_pass_args(device, launch->rows, launch->io.input, layout.in_pitch, launch->mid, grid_w,
-                    mid_rows, round_up(group_w + F - 1, 4), group_h, F, launch->wg);
-    if (c.columns_direct)
-      set_direct_args(device, launch->columns, launch->mid, grid_w, launch->io.output, grid_w);
-    else
-      set_pass_args(device, launch->columns, launch->mid, grid_w, launch->io.output, grid_w, grid_h,
-                    column_group_w, column_group_h + F - 1, F, launch->wg);
-    return adopt(device, std::move(launch));
+    // 5. Read: the output's rows, out_pitch floats apart, into an image.
+    launch.read = [=, &queue] {
+      Image result(out_width, out_height);
+      const std::size_t row_bytes = sizeof(float) * out_width;
+      queue.enqueueReadBufferRect(output, CL_TRUE, {0, 0, 0}, {0, 0, 0},
+                                  {row_bytes, static_cast<std::size_t>(out_height), 1},
+                                  sizeof(float) * out_pitch, 0, row_bytes, 0, result.pixels.data());
+      return result;
+    };
+    launch.work_group = shape_text(local);
+    launch.note = describe_work(terms);
+    if (variant(options) == "auto")
+      launch.note += c.fused ? "; variant auto runs fused" : "; variant auto runs passes";
+    return launch;
   }
 
   // The settings, resolved for a filter of width F and rank `rank` on a
@@ -304,38 +329,11 @@ class SeparableStep : public Step {
   }
 
  private:
-  static void set_pass_args(DeviceContext& device, Pass& pass, const cl::Buffer& in, std::size_t in_pitch,
-                            const cl::Buffer& out, std::size_t out_pitch, std::size_t out_rows,
-                            std::size_t tile_width, std::size_t tile_height, int F,
-                            const std::string& wg) {
-    cl::Kernel& k = pass.kernel;
-    check_work_group(device, k, static_cast<int>(pass.local[0]), static_cast<int>(pass.local[1]));
-    const std::size_t tile_bytes = sizeof(float) * tile_width * tile_height;
-    check_local_memory(device, k, tile_bytes,
-                       "a " + std::to_string(tile_width) + "x" + std::to_string(tile_height) +
-                           " tile (work-group " + wg + ", filter " + std::to_string(F) + ")");
-    k.setArg(0, in);
-    k.setArg(2, out);
-    k.setArg(3, static_cast<int>(in_pitch));
-    k.setArg(4, static_cast<int>(out_pitch));
-    k.setArg(5, static_cast<int>(out_rows));
-    k.setArg(6, F);
-    k.setArg(7, cl::Local(tile_bytes));
-    k.setArg(8, static_cast<int>(tile_width));
-    k.setArg(9, static_cast<int>(tile_height));
-    k.setArg(10, 0);
-  }
-
-  // A pass without the tile: (input, filter, output, in_pitch, out_pitch, accumulate).
-  static void set_direct_args(DeviceContext& device, Pass& pass, const cl::Buffer& in, std::size_t in_pitch,
-                              const cl::Buffer& out, std::size_t out_pitch) {
-    cl::Kernel& k = pass.kernel;
-    check_work_group(device, k, static_cast<int>(pass.local[0]), static_cast<int>(pass.local[1]));
-    k.setArg(0, in);
-    k.setArg(2, out);
-    k.setArg(3, static_cast<int>(in_pitch));
-    k.setArg(4, static_cast<int>(out_pitch));
-    k.setArg(5, 0);
+  // Every step's kernel file holds `convolve` with its arguments; checked
+  // here too when the kernels that run are others, so a --kernel file is
+  // refused alike whichever of them runs.
+  void require_convolve(const cl::Program& program, const RunOptions& options) const {
+    make_kernel(program, "convolve", label(options)).setArg(10, 0);
   }
 
   // --rows, --columns or --fused-kernel: whether that kernel runs without a tile.
@@ -419,10 +417,10 @@ Step7Defaults step7_default_settings(const DeviceFacts& facts, const Filter& fil
   const Choices c = step.choose(facts, options, filter.width, separate(filter).rank);
   Step7Defaults d;
   d.variant = c.fused ? "fused" : "passes";
-  d.settings = {{"block", shape_text(c.b)}, {"unroll", c.unroll ? "on" : "off"}};
+  d.settings = {{"block", block_text(c.b)}, {"unroll", c.unroll ? "on" : "off"}};
   if (c.fused) d.settings["fused-kernel"] = c.fused_direct ? "direct" : "tile";
   if (!c.fused) {
-    d.settings["column-block"] = shape_text(c.cb);
+    d.settings["column-block"] = block_text(c.cb);
     d.settings["rows"] = c.rows_direct ? "direct" : "tile";
     d.settings["columns"] = c.columns_direct ? "direct" : "tile";
   }

@@ -6,6 +6,7 @@
 #include <cfloat>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <tuple>
 
@@ -44,42 +45,6 @@ Sizes sizes_for(const Problem& problem, bool pow2) {
           transform_size(static_cast<std::size_t>(problem.padded.height), pow2)};
 }
 
-class FftLaunch : public LegacyLaunch {
- public:
-  FftLaunch(DeviceContext& device, const Problem& problem, std::shared_ptr<FftPlan> plan)
-      : io(device, problem), plan(std::move(plan)) {}
-
-  cl::Event enqueue(cl::CommandQueue& queue) override {
-    cl::Event event;
-    queue.enqueueNDRangeKernel(load, cl::NullRange, load_global, local, nullptr, &first);
-    if (plan->product == FftProduct::fused) {
-      plan->convolve(queue, spectrum);  // forward, product, inverse: VkFFT's kernels
-    } else {
-      plan->forward(queue, spectrum);
-      queue.enqueueNDRangeKernel(multiply, cl::NullRange, multiply_global, multiply_local);
-      plan->inverse(queue, spectrum);
-    }
-    queue.enqueueNDRangeKernel(crop, cl::NullRange, crop_global, local, nullptr, &event);
-    return event;
-  }
-  double elapsed_ms(const cl::Event& last) const override { return span_ms(first, last); }
-  void poison_output(cl::CommandQueue& queue) override { io.poison_output(queue); }
-  Image read_output(cl::CommandQueue& queue) override { return io.read_output(queue); }
-  // Our three kernels' (VkFFT chooses its own).
-  std::string work_group() const override {
-    return std::to_string(local[0]) + "x" + std::to_string(local[1]);
-  }
-  std::string note() const override { return note_text; }
-
-  BufferLaunch io;  // the dense padded input and the output
-  std::shared_ptr<FftPlan> plan;
-  cl::Buffer spectrum, filter_spectrum;
-  cl::Kernel load, multiply, crop;
-  cl::NDRange load_global, multiply_global, crop_global, local, multiply_local;
-  cl::Event first;
-  std::string note_text;
-};
-
 class FftStep : public Step {
  public:
   std::string name() const override { return "step8-fft"; }
@@ -115,72 +80,112 @@ class FftStep : public Step {
   }
 
   Launch prepare(DeviceContext& device, const Problem& problem, const RunOptions& options) override {
+    cl::CommandQueue& queue = device.queue();
+    const Image& in = problem.padded;
+    const std::vector<float>& weights = problem.filter.weights;
+    const int in_width = in.width, in_height = in.height;
+    const int out_width = problem.out_width(), out_height = problem.out_height();
+    const int F = problem.filter.width;
+    // The transform: P x Q reals in, Q rows of P/2 + 1 complex values out,
+    // in place, so each row of the spectrum holds row_floats floats.
     const Sizes s = sizes_for(problem, option(options, "size") == "pow2");
     const std::size_t bytes = (s.P / 2 + 1) * 2 * s.Q * sizeof(float);
     check_buffer_size(device, bytes, "the " + std::to_string(s.P) + "x" + std::to_string(s.Q) + " transform");
-    auto plan = plan_for(device, s, product(device, options));
-    auto launch = std::make_unique<FftLaunch>(device, problem, plan);
-    const auto& ctx = device.context();
-    launch->spectrum = cl::Buffer(ctx, CL_MEM_READ_WRITE, bytes);
-    launch->filter_spectrum = cl::Buffer(ctx, CL_MEM_READ_WRITE, bytes);
-    cl::Program program = device.program(source(options), "", label(options));
     const int row_floats = static_cast<int>(2 * (s.P / 2 + 1));
-    const int complex_count = row_floats / 2 * static_cast<int>(s.Q);
-    // The product first, as every step's `convolve`: a --kernel file
-    // without it, or with other arguments, is refused for it.
-    launch->multiply = make_kernel(program, "convolve", label(options));
-    launch->multiply.setArg(0, launch->spectrum);
-    launch->multiply.setArg(1, launch->filter_spectrum);
-    launch->multiply.setArg(2, complex_count);
-    launch->multiply.setArg(3, static_cast<float>(1.0 / (static_cast<double>(s.P) * s.Q)));
-    launch->load = make_kernel(program, "load_padded", label(options));
-    launch->crop = make_kernel(program, "crop", label(options));
-    const std::size_t wx = options.wg_x, wy = options.wg_y;  // run_step checked the shape
-    check_work_group(device, launch->load, options.wg_x, options.wg_y);
-    check_work_group(device, launch->crop, options.wg_x, options.wg_y);
-    check_work_group(device, launch->multiply, options.wg_x * options.wg_y, 1);
-    launch->local = cl::NDRange(wx, wy);
-    launch->multiply_local = cl::NDRange(wx * wy);
-    launch->load_global = cl::NDRange(round_up(row_floats, wx), round_up(s.Q, wy));
-    launch->multiply_global = cl::NDRange(round_up(complex_count, wx * wy));
-    launch->crop_global = cl::NDRange(round_up(problem.out_width(), wx), round_up(problem.out_height(), wy));
+    const int rows = static_cast<int>(s.Q);
+    const int complex_count = row_floats / 2 * rows;
+    // VkFFT's plan for this size: its own kernels, built once (host-side
+    // setup, kept per context and size).
+    std::shared_ptr<FftPlan> plan = plan_for(device, s, product(device, options));
 
-    // The filter's spectrum: K in the corner of a zero P x Q array, forward.
-    auto& queue = device.queue();
-    const int F = problem.filter.width;
-    cl::Buffer weights(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, F * F * sizeof(float),
-                       const_cast<float*>(problem.filter.weights.data()));
-    launch->load.setArg(0, weights);
-    launch->load.setArg(1, F);
-    launch->load.setArg(2, F);
-    launch->load.setArg(3, launch->filter_spectrum);
-    launch->load.setArg(4, row_floats);
-    launch->load.setArg(5, static_cast<int>(s.Q));
-    queue.enqueueNDRangeKernel(launch->load, cl::NullRange, launch->load_global, launch->local);
+    // 1. Buffers: the padded image (dense) and the filter go in, the output
+    //    comes out; the image's spectrum and the filter's stay on the device.
+    Launch launch(device);
+    cl::Buffer input =
+        launch.buffer(CL_MEM_READ_ONLY, in.pixels.size() * sizeof(float), "the padded input", in_width);
+    cl::copy(queue, in.pixels.cbegin(), in.pixels.cend(), input);
+    cl::Buffer output = launch.output_buffer(
+        CL_MEM_WRITE_ONLY, sizeof(float) * out_width * out_height, "the output", out_width);
+    cl::Buffer spectrum = launch.buffer(CL_MEM_READ_WRITE, bytes, "the image's spectrum", row_floats);
+    cl::Buffer filter_spectrum = launch.buffer(CL_MEM_READ_WRITE, bytes, "the filter's spectrum", row_floats);
+    cl::Buffer filter = launch.buffer(CL_MEM_READ_ONLY, weights.size() * sizeof(float), "the filter");
+    cl::copy(queue, weights.cbegin(), weights.cend(), filter);
+
+    // 2. The program: our three kernels (the transforms are VkFFT's).
+    cl::Program program = device.program(source(options), "", label(options));
+    // The product first, as every step's `convolve`: a --kernel file
+    // without it, or with other arguments, is refused for it. Its arguments
+    // are set here as well as at each enqueue, so that the refusal holds
+    // when the fused product runs instead of it.
+    const float scale = static_cast<float>(1.0 / (static_cast<double>(s.P) * s.Q));
+    cl::KernelFunctor<cl::Buffer, cl::Buffer, int, float> multiply(
+        make_kernel(program, "convolve", label(options)));
+    multiply.getKernel().setArg(0, spectrum);
+    multiply.getKernel().setArg(1, filter_spectrum);
+    multiply.getKernel().setArg(2, complex_count);
+    multiply.getKernel().setArg(3, scale);
+    cl::KernelFunctor<cl::Buffer, int, int, cl::Buffer, int, int> load(
+        make_kernel(program, "load_padded", label(options)));
+    cl::KernelFunctor<cl::Buffer, int, cl::Buffer, int, int> crop(
+        make_kernel(program, "crop", label(options)));
+
+    // 3. The ranges: load over the whole spectrum, crop over the output,
+    //    both in work-groups of wg_x x wg_y; the product is 1D, over the
+    //    complex values, in groups of as many work-items.
+    const std::size_t wx = options.wg_x, wy = options.wg_y;  // run_step checked the shape
+    check_work_group(device, load.getKernel(), options.wg_x, options.wg_y);
+    check_work_group(device, crop.getKernel(), options.wg_x, options.wg_y);
+    check_work_group(device, multiply.getKernel(), options.wg_x * options.wg_y, 1);
+    const cl::NDRange local(wx, wy);
+    const cl::NDRange multiply_local(wx * wy);
+    const cl::NDRange load_global(round_up(row_floats, wx), round_up(s.Q, wy));
+    const cl::NDRange multiply_global(round_up(complex_count, wx * wy));
+    const cl::NDRange crop_global(round_up(out_width, wx), round_up(out_height, wy));
+
+    // The filter's spectrum, once: K in the corner of a zero P x Q array,
+    // through the forward transform (for the fused product, into the
+    // layout VkFFT's convolution reads).
+    load(cl::EnqueueArgs(queue, load_global, local), filter, F, F, filter_spectrum, row_floats, rows);
     if (plan->product == FftProduct::fused)
-      plan->set_filter(queue, launch->filter_spectrum);
+      plan->set_filter(queue, filter_spectrum);
     else
-      plan->forward(queue, launch->filter_spectrum);
+      plan->forward(queue, filter_spectrum);
     queue.finish();
 
-    launch->load.setArg(0, launch->io.input);
-    launch->load.setArg(1, problem.padded.width);
-    launch->load.setArg(2, problem.padded.height);
-    launch->load.setArg(3, launch->spectrum);
-    launch->crop.setArg(0, launch->spectrum);
-    launch->crop.setArg(1, row_floats);
-    launch->crop.setArg(2, launch->io.output);
-    launch->crop.setArg(3, problem.out_width());
-    launch->crop.setArg(4, problem.out_height());
+    // 4. Run: load, forward, product, inverse, crop; the time runs from
+    //    load's start to crop's end, transforms included.
+    auto first = std::make_shared<cl::Event>();
+    launch.run = [=, &queue]() mutable {
+      *first = load(cl::EnqueueArgs(queue, load_global, local), input, in_width, in_height, spectrum,
+                    row_floats, rows);
+      if (plan->product == FftProduct::fused) {
+        plan->convolve(queue, spectrum);  // forward, product, inverse: VkFFT's kernels
+      } else {
+        plan->forward(queue, spectrum);
+        multiply(cl::EnqueueArgs(queue, multiply_global, multiply_local), spectrum, filter_spectrum,
+                 complex_count, scale);
+        plan->inverse(queue, spectrum);
+      }
+      return crop(cl::EnqueueArgs(queue, crop_global, local), spectrum, row_floats, output, out_width,
+                  out_height);
+    };
+    launch.elapsed = [first](const cl::Event& last) { return span_ms(*first, last); };
+    // 5. Read: the output buffer back into an image.
+    launch.read = [=, &queue] {
+      Image result(out_width, out_height);
+      cl::copy(queue, output, result.pixels.begin(), result.pixels.end());
+      return result;
+    };
+    launch.work_group = shape_text(local);  // our three kernels' (VkFFT chooses its own)
     std::ostringstream note;
     note.precision(3);
-    note << "transform " << s.P << "x" << s.Q << " for a " << problem.padded.width << "x"
-         << problem.padded.height << " padded image; VkFFT plan "
+    note << "transform " << s.P << "x" << s.Q << " for a " << in_width << "x" << in_height
+         << " padded image; VkFFT plan "
          << (plan->setup_ms > 0 ? std::to_string(static_cast<long>(plan->setup_ms)) + " ms" : "reused")
          << " (setup, not in the kernel times)";
-    launch->note_text = note.str();
+    launch.note = note.str();
     plan->setup_ms = 0;  // the next launch of this size reuses it
-    return adopt(device, std::move(launch));
+    return launch;
   }
 
  private:
