@@ -27,7 +27,6 @@ cl::Buffer Launch::output_buffer(cl_mem_flags flags, std::size_t bytes, const st
 }
 
 void Launch::poison_outputs() {
-  if (legacy_poison_) legacy_poison_();
   auto& queue = device_->queue();
   for (std::size_t i : outputs_) {
     const cl::Buffer& b = guarded_[i].buffer;
@@ -37,7 +36,6 @@ void Launch::poison_outputs() {
 }
 
 void Launch::check_guards() {
-  if (legacy_check_) legacy_check_();
   for (const auto& g : guarded_) g.check(device_->queue());
 }
 

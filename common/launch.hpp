@@ -1,13 +1,9 @@
-// What a step's launcher works with and hands back. The launcher itself
-// (each step's launcher.cpp) spells out its OpenCL host code: the buffers,
-// the program, a typed kernel functor, the ranges, the enqueue and the
-// read-back. The harness gives it a problem and takes back a Launch: two
-// functions, run and read, plus the buffers it made through the Launch,
-// whose margins the harness checks and whose outputs it poisons.
+// What a step's launcher is given (a Problem) and hands back (a Launch: the
+// functions run and read, and the buffers it made, whose margins the
+// harness checks and whose outputs it poisons).
 #pragma once
 #include <cstddef>
 #include <functional>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -68,8 +64,6 @@ class Launch {
   void check_guards();
 
  private:
-  friend Launch adopt(DeviceContext&, std::unique_ptr<class LegacyLaunch>);  // TEMPORARY
-  std::function<void()> legacy_poison_, legacy_check_;                        // TEMPORARY
   DeviceContext* device_;
   std::vector<GuardedBuffer> guarded_;
   std::vector<std::size_t> outputs_;  // indexes into guarded_

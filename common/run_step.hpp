@@ -32,4 +32,11 @@ struct RunResult {
 RunResult run_step(Step& step, DeviceContext& device, const Problem& problem,
                    const RunOptions& options, int reps, int warmup = 1);
 
+// What the conformance suite and the kernel checks run a step as: every
+// variant with the other options at their defaults, then every other choice
+// (or test value) of every other option with the first variant. With
+// `kernel_file` (a kernel file graded in place of the step's), only those
+// that build it (Step::builds_kernel_file).
+std::vector<RunOptions> suite_configurations(const Step& step, bool kernel_file = false);
+
 }  // namespace conv

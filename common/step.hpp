@@ -1,9 +1,6 @@
-// What a convolution step is, to the harness: a name, a kernel source, and a
-// launcher that turns a problem into a ready-to-run kernel launch. The
-// launch itself (buffers, ranges) is in common/launch.hpp, the checks
-// against the device's limits in common/device_checks.hpp, the run-and-time
-// loop in common/run_step.hpp; this header includes all three, so a
-// launcher needs only this one.
+// What a convolution step is, to the harness: a name, options, a kernel
+// source, and a launcher (prepare) that turns a problem into a Launch
+// (common/launch.hpp). A launcher includes only this header.
 #pragma once
 #include <map>
 #include <memory>
@@ -14,7 +11,6 @@
 #include "common/device.hpp"
 #include "common/device_checks.hpp"
 #include "common/launch.hpp"
-#include "common/legacy_launch.hpp"  // TEMPORARY
 #include "common/reference.hpp"
 #include "common/report.hpp"
 
@@ -91,13 +87,6 @@ class Step {
   // or setting, a work-group shape it cannot use), before any work is done.
   virtual void check_options(const RunOptions& options) const { describe(options); }
 };
-
-// What the conformance suite and the kernel checks run a step as: every
-// variant with the other options at their defaults, then every other choice
-// (or test value) of every other option with the first variant. With
-// `kernel_file` (a kernel file graded in place of the step's), only those
-// that build it (Step::builds_kernel_file).
-std::vector<RunOptions> suite_configurations(const Step& step, bool kernel_file = false);
 
 }  // namespace conv
 
