@@ -50,4 +50,19 @@ double parse_number(const std::string& text, const std::string& what) {
   return v;
 }
 
+bool valid_bank_size(int bank) {
+  return bank == 1 || bank == 2 || bank == 4 || bank == 8 || bank == 16;
+}
+
+std::vector<int> parse_bank_list(const std::string& text) {
+  std::vector<int> banks;
+  for (const auto& item : split_list(text)) {
+    const int bank = parse_positive_int(item, "--bank", 16);
+    if (!valid_bank_size(bank)) throw UsageError("--bank: 1, 2, 4, 8 or 16, not " + std::to_string(bank));
+    banks.push_back(bank);
+  }
+  if (banks.empty()) throw UsageError("--bank: no bank size given");
+  return banks;
+}
+
 }  // namespace conv

@@ -13,20 +13,6 @@
 #include "step6-multioutput/tuning.hpp"
 
 namespace conv {
-bool valid_bank_size(int bank) {
-  return bank == 1 || bank == 2 || bank == 4 || bank == 8 || bank == 16;
-}
-
-std::vector<int> parse_bank_list(const std::string& text) {
-  std::vector<int> banks;
-  for (const auto& item : split_list(text)) {
-    const int bank = parse_positive_int(item, "--bank", 16);
-    if (!valid_bank_size(bank)) throw UsageError("--bank: 1, 2, 4, 8 or 16, not " + std::to_string(bank));
-    banks.push_back(bank);
-  }
-  if (banks.empty()) throw UsageError("--bank: no bank size given");
-  return banks;
-}
 
 void add_extras_options(CLI::App& app, ExtrasOptions& o, const std::string& verify_help) {
   app.add_option("--bank", o.banks, "Bank sizes to run, from 1, 2, 4, 8, 16")->capture_default_str();
@@ -52,23 +38,6 @@ void check_bank(int bank) {
   if (!valid_bank_size(bank))
     throw UsageError("a filter bank holds 1, 2, 4, 8 or 16 filters (OpenCL's vector widths), not " +
                      std::to_string(bank));
-}
-
-// Weight i of every filter side by side: the layout of a floatBANK array.
-std::vector<float> interleave(const std::vector<std::vector<float>>& weights) {
-  const std::size_t bank = weights.size(), n = weights.front().size();
-  std::vector<float> out(n * bank);
-  for (std::size_t b = 0; b < bank; ++b)
-    for (std::size_t i = 0; i < n; ++i) out[i * bank + b] = weights[b][i];
-  return out;
-}
-
-void check_constant_bytes(DeviceContext& device, std::size_t bytes, const std::string& what) {
-  const std::size_t limit = device.facts().constant_mem_bytes;
-  if (bytes > limit)
-    throw Error(what + " needs " + std::to_string(bytes) + " bytes of constant memory, over " +
-                device.facts().name + "'s limit of " + std::to_string(limit) +
-                " bytes (CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE)");
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/cli.hpp"
+#include "common/parse.hpp"  // valid_bank_size, parse_bank_list
 #include "common/device.hpp"
 #include "common/filter.hpp"
 #include "common/image.hpp"
@@ -18,12 +19,6 @@
 #include "common/timing.hpp"
 
 namespace conv {
-
-// The bank sizes the kernels take: OpenCL's vector widths.
-bool valid_bank_size(int bank);
-
-// "1,4,16" -> {1, 4, 16}; UsageError naming --bank for anything else.
-std::vector<int> parse_bank_list(const std::string& text);
 
 // What step6-bank takes on its command line besides the image and filters.
 struct ExtrasOptions {

@@ -19,18 +19,6 @@ using namespace conv;
 
 namespace {
 
-// "1,4,16" -> {1, 4, 16}; UsageError naming --bank for anything else.
-std::vector<int> parse_bank_list(const std::string& text) {
-  std::vector<int> banks;
-  for (const auto& item : split_list(text)) {
-    const int bank = parse_positive_int(item, "--bank", 16);
-    if (!valid_volume_bank(bank)) throw UsageError("--bank: 1, 2, 4, 8 or 16, not " + std::to_string(bank));
-    banks.push_back(bank);
-  }
-  if (banks.empty()) throw UsageError("--bank: no bank size given");
-  return banks;
-}
-
 // "256" or "256x128x64", for the option `what` (--size, --wg).
 std::array<int, 3> parse_volume_size(const std::string& text, const std::string& what) {
   if (text.find('x') == std::string::npos) {

@@ -8,15 +8,12 @@
 
 #include "common/device_checks.hpp"
 #include "common/errors.hpp"
+#include "common/parse.hpp"
 
 namespace conv {
 
-bool valid_volume_bank(int bank) {
-  return bank == 1 || bank == 2 || bank == 4 || bank == 8 || bank == 16;
-}
-
 void check_volume_bank(int bank) {
-  if (!valid_volume_bank(bank))
+  if (!valid_bank_size(bank))
     throw UsageError("a filter bank holds 1, 2, 4, 8 or 16 filters (OpenCL's vector widths), not " +
                      std::to_string(bank));
 }

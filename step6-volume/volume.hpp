@@ -25,9 +25,6 @@ struct Volume {
   }
 };
 
-// The bank sizes the kernels take: 1, 2, 4, 8 or 16 filters (OpenCL's
-// vector widths), since they keep one floatBANK sum per voxel.
-bool valid_volume_bank(int bank);
 // Throws UsageError naming the sizes for any other bank.
 void check_volume_bank(int bank);
 
