@@ -44,6 +44,11 @@ Image load_image_spec(const std::string& spec);
 // that every filter has something to respond to. Values in [0, 1].
 Image synthetic_image(int width, int height, std::uint32_t seed = 1);
 
+// An image holding `planes` planes one under another (a filter bank's or a
+// volume's output), as separate images. Throws Error when its height is not
+// a multiple of `planes`.
+std::vector<Image> split_planes(const Image& stacked, int planes);
+
 // Writes by extension: .png (clamped to [0,1], 8-bit gray, for looking) or
 // .pfm (exact float32). The file appears whole or not at all.
 void save_image(const std::string& path, const Image& image);

@@ -56,21 +56,6 @@ RunOptions bank_options(int bank, std::pair<int, int> block, int wg_x, int wg_y)
   return options;
 }
 
-std::vector<Image> split_planes(const Image& stacked, int planes) {
-  if (planes < 1 || stacked.height % planes != 0)
-    throw Error("an image of " + std::to_string(stacked.height) + " rows does not hold " +
-                std::to_string(planes) + " planes");
-  std::vector<Image> out;
-  const int height = stacked.height / planes;
-  for (int k = 0; k < planes; ++k) {
-    Image plane(stacked.width, height);
-    const auto first = stacked.pixels.begin() + static_cast<std::ptrdiff_t>(k) * plane.pixels.size();
-    std::copy(first, first + static_cast<std::ptrdiff_t>(plane.pixels.size()), plane.pixels.begin());
-    out.push_back(std::move(plane));
-  }
-  return out;
-}
-
 Stats time_separate_passes(DeviceContext& device, const Problem& problem, int bank, std::pair<int, int> block,
                            int wg_x, int wg_y, int reps) {
   auto step = make_step6_multioutput();

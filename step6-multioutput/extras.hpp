@@ -44,8 +44,6 @@ DeviceLimits extras_limits(DeviceContext& device, const ExtrasOptions& options,
 // copy), so that with --bank 1 convolve.cl runs what bank.cl widens.
 RunOptions bank_options(int bank, std::pair<int, int> block, int wg_x, int wg_y);
 
-// The planes of a bank's output, which step 6 returns one under another.
-std::vector<Image> split_planes(const Image& stacked, int planes);
 
 // A bank of `bank` filters (step6_bank_filters(problem.filter, bank)) as
 // separate passes: step 6 with bank_options(1, block, wg_x, wg_y), at the

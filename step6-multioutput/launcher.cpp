@@ -324,11 +324,9 @@ Comparison MultiOutputStep::compare(const Image& output, const Problem& problem,
   const std::vector<Filter> filters = step6_bank_filters(problem.filter, planes);
   Comparison all;
   double worst = -1;
+  const std::vector<Image> split = split_planes(output, planes);
   for (int k = 0; k < planes; ++k) {
-    Image plane(output.width, height);
-    std::copy(output.pixels.begin() + static_cast<std::ptrdiff_t>(k) * plane.pixels.size(),
-              output.pixels.begin() + static_cast<std::ptrdiff_t>(k + 1) * plane.pixels.size(),
-              plane.pixels.begin());
+    const Image& plane = split[static_cast<std::size_t>(k)];
     const Comparison c =
         k == 0 ? Step::compare(plane, problem, reference)
                : compare_with_reference(plane, reference_correlate(problem.padded, filters[k]),

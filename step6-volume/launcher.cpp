@@ -125,16 +125,9 @@ VolumeLaunch prepare_volume(DeviceContext& device, const Volume& volume,
   return prepared;
 }
 
-std::vector<Image> split_planes(const Image& stacked, int bank) {
-  const int rows = stacked.height / bank;
-  std::vector<Image> planes;
-  for (int k = 0; k < bank; ++k) {
-    Image plane(stacked.width, rows);
-    const auto first = stacked.pixels.begin() + static_cast<std::ptrdiff_t>(k) * rows * stacked.width;
-    std::copy(first, first + static_cast<std::ptrdiff_t>(rows) * stacked.width, plane.pixels.begin());
-    check_result(plane, "output volume " + std::to_string(k));
-    planes.push_back(std::move(plane));
-  }
+std::vector<Image> checked_planes(const Image& stacked, int bank) {
+  std::vector<Image> planes = split_planes(stacked, bank);
+  for (std::size_t k = 0; k < planes.size(); ++k) check_result(planes[k], "output volume " + std::to_string(k));
   return planes;
 }
 
@@ -144,7 +137,7 @@ VolumeRun run_volume(VolumeLaunch& prepared, int reps) {
   run.out_height = prepared.layout.out_height;
   run.out_depth = prepared.layout.out_depth;
   run.stats = run_launch(prepared.launch, reps, 1,
-                         [&] { run.outputs = split_planes(prepared.launch.read(), prepared.bank); });
+                         [&] { run.outputs = checked_planes(prepared.launch.read(), prepared.bank); });
   run.work_group = prepared.launch.work_group;
   return run;
 }

@@ -60,7 +60,7 @@ VolumeLayout check_volume_fits(DeviceContext& device, int width, int height, int
 // volume.cl ready to run (launcher.cpp): the volume and the filters
 // uploaded, the kernel's arguments and 3D ranges set. launch.read returns
 // every output volume at once, BANK planes of out_width x (out_height *
-// out_depth) stacked from top to bottom; split_planes() separates them.
+// out_depth) stacked from top to bottom; checked_planes() separates them.
 struct VolumeLaunch {
   Launch launch;
   VolumeLayout layout;
@@ -74,7 +74,7 @@ VolumeLaunch prepare_volume(DeviceContext& device, const Volume& volume,
 
 // launch.read's stacked image as `bank` planes, each checked: a voxel the
 // kernel never wrote, or a NaN, throws KernelFault naming its plane.
-std::vector<Image> split_planes(const Image& stacked, int bank);
+std::vector<Image> checked_planes(const Image& stacked, int bank);
 
 struct VolumeRun {
   int out_width = 0, out_height = 0, out_depth = 0;

@@ -18,6 +18,7 @@
 #include "common/registry.hpp"
 #include "tests/image_encoders.hpp"
 #include "tests/files.hpp"
+#include "tests/support.hpp"
 #include "tests/process.hpp"
 
 using namespace conv;
@@ -176,13 +177,7 @@ TEST_CASE("the tour runs every step and prints one CSV header", "[cli][tour]") {
   std::string line;
   std::getline(lines, line);
   CHECK_THAT(line, Catch::StartsWith("device,driver,"));
-  auto fields_of = [](const std::string& text) {  // CSV fields, empty ones kept
-    std::vector<std::string> out;
-    std::stringstream in(text);
-    std::string field;
-    while (std::getline(in, field, ',')) out.push_back(field);
-    return out;
-  };
+  const auto fields_of = conv::test::csv_fields;
   const auto header = fields_of(line);
   auto column = [&](const std::string& name) {
     return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin());

@@ -211,13 +211,7 @@ TEST_CASE("the tour runs step 6 with a bank through --set", "[step6-bank][cli]")
   std::istringstream lines(r.out);
   std::string line;
   std::getline(lines, line);
-  auto fields_of = [](const std::string& text) {
-    std::vector<std::string> out;
-    std::stringstream in(text);
-    std::string field;
-    while (std::getline(in, field, ',')) out.push_back(field);
-    return out;
-  };
+  const auto fields_of = conv::test::csv_fields;
   const auto header = fields_of(line);
   auto column = [&](const std::string& name) {
     const auto at = std::find(header.begin(), header.end(), name);

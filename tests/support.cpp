@@ -1,11 +1,13 @@
 #include "tests/support.hpp"
 
+
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
+#include <sstream>
 #include <stdlib.h>
 
 #include "common/errors.hpp"
@@ -153,5 +155,13 @@ std::vector<std::uint8_t> read_bytes(const std::string& path) {
 }
 
 bool file_exists(const std::string& path) { return std::filesystem::exists(path); }
+
+std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> out;
+  std::stringstream in(line);
+  std::string field;
+  while (std::getline(in, field, ',')) out.push_back(field);
+  return out;
+}
 
 }  // namespace conv::test

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "common/device.hpp"
 #include "common/filter.hpp"
@@ -37,5 +38,8 @@ std::string kernel_variable(const std::string& step_name);
 // cannot be read throws Error naming the variable and the file: the case
 // fails, and the embedded kernel is never used in its place.
 void use_student_kernel(const std::string& step_name, RunOptions& options);
+
+// The fields of one CSV line, split at commas, empty ones kept.
+std::vector<std::string> csv_fields(const std::string& line);
 
 }  // namespace conv::test
