@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""Tell LeakSanitizer's own crashes apart from the failures it exists to find.
+
+LeakSanitizer stops every thread of a process at exit to scan its memory.
+Its stop-the-world "tracer" sometimes segfaults while doing so (a known,
+intermittent sanitizer-runtime fault: google/sanitizers#1353), and the test
+then fails with
+
+    Tracer caught signal 11: addr=0x... pc=0x... sp=0x...
+    ==N==LeakSanitizer has encountered a fatal error.
+
+after its own checks have all passed. That is no finding about our code, and
+a rerun passes; a real leak, memory error or undefined behaviour fails the
+same way every time.
+
+Usage: tracer_crashes.py LastTest.log
+  Exit 0 and list the failed tests when every one of them failed only this
+  way (the caller then reruns them once); exit 1 otherwise, naming the first
+  failure that was something else.
+Usage: tracer_crashes.py --self-check
+  Classify built-in sample logs; exit 1 if any is classified wrongly.
+"""
+import re
+import sys
+
+TRACER = "Tracer caught signal"
+FATAL = "LeakSanitizer has encountered a fatal error"
+# Any of these in a test's output is a real finding, whatever else it says.
+FINDINGS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:",
+            "FAILED:", "test cases failed", "assertions failed")
+
+
+def failed_tests(log):
+    """(name, output) for every test the log records as failed."""
+    tests = []
+    pattern = re.compile(r"^\d+/\d+ Test: (.*)$", re.M)
+    starts = list(pattern.finditer(log))
+    for i, match in enumerate(starts):
+        end = starts[i + 1].start() if i + 1 < len(starts) else len(log)
+        block = log[match.start():end]
+        if "\nTest Passed." in block:
+            continue
+        output = block.split("\nOutput:\n", 1)[-1].split("<end of output>", 1)[0]
+        tests.append((match.group(1), output))
+    return tests
+
+
+def classify(log):
+    """(only_tracer_crashes, message)"""
+    tests = failed_tests(log)
+    if not tests:
+        return False, "no failed test in the log"
+    for name, output in tests:
+        finding = next((f for f in FINDINGS if f in output), None)
+        if finding:
+            return False, f"'{name}' failed with a finding ('{finding}')"
+        if TRACER not in output or FATAL not in output:
+            return False, f"'{name}' failed, and not by LeakSanitizer's tracer crashing"
+    return True, "\n".join(f"  {name}" for name, _ in tests)
+
+
+SAMPLE_BLOCK = """{i}/9 Testing: {name}
+{i}/9 Test: {name}
+Command: "/bin/x"
+Output:
+----------------------------------------------------------
+{output}
+<end of output>
+Test time =   0.65 sec
+----------------------------------------------------------
+Test {result}.
+"""
+CRASH = ("All tests passed (14 assertions in 1 test case)\n\n"
+         "Tracer caught signal 11: addr=0xd38 pc=0x7fd14b4e80f0 sp=0x7fd12faabd10\n"
+         "==9196==LeakSanitizer has encountered a fatal error.")
+LEAK = "==77==ERROR: LeakSanitizer: detected memory leaks\nDirect leak of 8 byte(s)"
+CATCH = ("FAILED:\n  REQUIRE( x == y )\n" + CRASH)
+
+
+def sample(*tests):
+    return "".join(SAMPLE_BLOCK.format(i=i + 1, name=n, output=o, result=r)
+                   for i, (n, o, r) in enumerate(tests))
+
+
+def self_check():
+    cases = [
+        (sample(("a", CRASH, "Failed"), ("b", "ok", "Passed")), True),
+        (sample(("a", CRASH, "Failed"), ("b", CRASH, "Failed")), True),
+        (sample(("a", CRASH, "Failed"), ("b", LEAK, "Failed")), False),
+        (sample(("a", CATCH, "Failed")), False),
+        (sample(("a", "Segmentation fault", "Failed")), False),
+        (sample(("a", TRACER + " 11", "Failed")), False),
+        (sample(("a", CRASH, "Passed")), False),
+    ]
+    wrong = [i for i, (log, want) in enumerate(cases) if classify(log)[0] != want]
+    if wrong:
+        print(f"tracer_crashes: sample logs {wrong} classified wrongly", file=sys.stderr)
+        return 1
+    print(f"tracer_crashes: {len(cases)} sample logs classified correctly")
+    return 0
+
+
+def main(argv):
+    if argv[1:] == ["--self-check"]:
+        return self_check()
+    if len(argv) != 2:
+        print("usage: tracer_crashes.py LastTest.log | --self-check", file=sys.stderr)
+        return 2
+    try:
+        with open(argv[1], encoding="utf-8", errors="replace") as f:
+            log = f.read()
+    except OSError as e:
+        print(f"tracer_crashes: {argv[1]}: {e.strerror}", file=sys.stderr)
+        return 2
+    only, message = classify(log)
+    if only:
+        print("LeakSanitizer's tracer crashed (no finding) in:\n" + message)
+        return 0
+    print(f"tracer_crashes: {message}", file=sys.stderr)
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
