@@ -79,9 +79,8 @@ class VectorStep : public Step {
     if (aligned) build_options += " -D ALIGNED_PITCH";
     if (variant(options) == "scalar") build_options += " -D SCALAR_LOADS";
     cl::Program program = device.program(source(options), build_options, label(options));
-    cl::KernelFunctor<cl::Buffer, cl::Buffer, cl::Buffer, int, int, int, int, cl::LocalSpaceArg, int, int>
-        convolve(
-        make_kernel(program, "convolve", label(options)));
+    cl::KernelFunctor<cl::Buffer, cl::Buffer, cl::Buffer, int, int, int, cl::LocalSpaceArg, int, int>
+        convolve(make_kernel(program, "convolve", label(options)));
 
     // 3. The ranges: one work-item per output pixel, in work-groups of
     //    wg_x x wg_y; the global range is rounded up to whole work-groups,
@@ -100,7 +99,7 @@ class VectorStep : public Step {
     //    carries the kernel's start and end times.
     launch.run = [=, &queue]() mutable {
       return convolve(cl::EnqueueArgs(queue, global, local), input, filter, output, in_pitch,
-                      out_width, out_height, filter_width, tile, tile_width, tile_height);
+                      out_width, out_height, tile, tile_width, tile_height);
     };
     // 5. Read: the output buffer back into an image.
     launch.read = [=, &queue] {

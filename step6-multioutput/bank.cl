@@ -24,11 +24,9 @@ typedef XCAT(float, BANK) weights_t;              // float4 for BANK 4, ...
 
 __kernel void convolve(__global const float* input,   // padded, in_pitch floats per row
                        __constant weights_t* filter,  // F x F, row-major, BANK weights each
-                       __global float* output,        // out_pitch x out_height x BANK, pixel-major
+                       __global float* output,        // whole blocks, BANK floats per pixel
                        const int in_pitch,
-                       const int out_pitch,           // floats per output row
-                       const int out_height,
-                       const int filter_width,
+                       const int out_pitch,           // pixels per output row
                        __local float* tile,           // tile_width x tile_height
                        const int tile_width,          // work-group width * BLOCK_X + F - 1, to a multiple of 4
                        const int tile_height) {       // work-group height * BLOCK_Y + F - 1

@@ -134,8 +134,7 @@ class MultiOutputStep : public Step {
     // 2. The program: the width and the block compile-time constants, and
     //    the options of the tuned choices; a bank builds bank.cl with BANK.
     std::string build_options = "-D FILTER_WIDTH=" + std::to_string(filter_width) +
-                                " -D ALIGNED_PITCH -D BLOCK_X=" + std::to_string(bx) +
-                                " -D BLOCK_Y=" + std::to_string(by);
+                                " -D BLOCK_X=" + std::to_string(bx) + " -D BLOCK_Y=" + std::to_string(by);
     std::string kernel_source = source(options), kernel_label = label(options);
     if (bank > 1) {
       if (!options.kernel_source.empty())
@@ -161,8 +160,8 @@ class MultiOutputStep : public Step {
     const auto start = std::chrono::steady_clock::now();
     cl::Program program = device.program(kernel_source, build_options, kernel_label);
     const double build_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    cl::KernelFunctor<cl::Buffer, cl::Buffer, cl::Buffer, int, int, int, int, cl::LocalSpaceArg, int, int>
-        convolve(make_kernel(program, "convolve", kernel_label));
+    cl::KernelFunctor<cl::Buffer, cl::Buffer, cl::Buffer, int, int, cl::LocalSpaceArg, int, int> convolve(
+        make_kernel(program, "convolve", kernel_label));
 
     // 3. The ranges: one work-item per block of outputs, in work-groups of
     //    wg_x x wg_y; the grid is whole work-groups, and the blocks past the
@@ -186,12 +185,10 @@ class MultiOutputStep : public Step {
 
     // 4. Run: one enqueue of the kernel with its arguments; the event
     //    carries the kernel's start and end times. The output's pitch is in
-    //    pixels (bank.cl stores a floatN per pixel), its height the image's
-    //    (bank.cl: the grid's).
-    const int out_rows = bank > 1 ? static_cast<int>(grid_h) : out_height;
+    //    pixels (bank.cl stores a floatN per pixel).
     launch.run = [=, &queue]() mutable {
       return convolve(cl::EnqueueArgs(queue, global, local), input, filter, output, in_pitch,
-                      static_cast<int>(grid_w), out_rows, filter_width, tile, tile_width, tile_height);
+                      static_cast<int>(grid_w), tile, tile_width, tile_height);
     };
     // 5. Read: the image's rows out of the wider output buffer; a bank's N
     //    floats per pixel go to N planes, one under another.

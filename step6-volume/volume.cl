@@ -47,8 +47,8 @@ __kernel void volume_naive(__global const uchar* input,   // in_pitch x in_rows 
 }
 
 // The host makes out_pitch a multiple of BLOCK_X and in_pitch at least
-// out_pitch + F - 1 (zero-filled), so whole blocks never leave the buffers
-// and only y and z need a range guard.
+// out_pitch + F - 1 (zero-filled), so a block that starts inside a row
+// never leaves the buffers, and one guard, as volume_naive's, does.
 __kernel void volume_blocked(__global const uchar* input,
                              __constant weights_t* filter,
                              __global float* output,
@@ -58,7 +58,7 @@ __kernel void volume_blocked(__global const uchar* input,
   const int x = get_global_id(0) * BLOCK_X;
   const int y = get_global_id(1);
   const int z = get_global_id(2);
-  if (x >= out_pitch || y >= out_height || z >= out_depth) return;
+  if (x >= out_width || y >= out_height || z >= out_depth) return;
   weights_t sum[BLOCK_X];
 #pragma unroll
   for (int bx = 0; bx < BLOCK_X; bx++) sum[bx] = (weights_t)(0.0f);

@@ -70,20 +70,15 @@
 __kernel __attribute__((reqd_work_group_size(WG_X, WG_Y, 1)))
 void convolve(__global const float* input,   // padded, in_pitch floats per row
                        __constant float* filter,      // F x F, row-major
-                       __global float* output,        // out_width x out_height
+                       __global float* output,        // whole blocks, out_pitch floats per row
                        const int in_pitch,
                        const int out_pitch,           // floats per output row
-                       const int out_height,
-                       const int filter_width,        // unused: TAPS_X, TAPS_Y are compile-time
-                       __local float* tile,           // tile_width x tile_height
-                       const int tile_width,          // work-group width * BLOCK_X + TAPS_X - 1, to a multiple of 4
-                       const int tile_height,         // work-group height * BLOCK_Y + TAPS_Y - 1
+                       __local float* tile,           // TILE_WIDTH x TILE_HEIGHT
                        const int accumulate) {        // add to the output (terms after the first)
   const int lx = get_local_id(0);
   const int ly = get_local_id(1);
 
   // Copy the tile and its halo, every load in flight before the first store.
-  // (tile_width and tile_height are TILE_WIDTH and TILE_HEIGHT.)
   const int x0 = get_group_id(0) * WG_X * BLOCK_X;
   const int y0 = get_group_id(1) * WG_Y * BLOCK_Y;
   const int lid = ly * WG_X + lx;
@@ -222,10 +217,8 @@ void convolve_fused(__global const float* input,   // padded, in_pitch floats pe
                              const int in_pitch,
                              const int out_pitch,
                              const int rank,                // terms in `filter`
-                             __local float* tile,           // tile_width x tile_height
-                             const int tile_width,          // work-group width * BLOCK_X + F - 1, to a multiple of 4
-                             const int tile_height,         // work-group height * BLOCK_Y + F - 1
-                             __local float* mid) {          // (work-group width * BLOCK_X) x tile_height
+                             __local float* tile,           // FUSED_WIDTH x FUSED_HEIGHT
+                             __local float* mid) {          // (work-group width * BLOCK_X) x FUSED_HEIGHT
   const int lx = get_local_id(0);
   const int ly = get_local_id(1);
   // The tile, as `convolve` copies it: all loads, then all stores.

@@ -146,7 +146,7 @@ class SeparableStep : public Step {
     //    work-item's tile loads are a fixed number it can issue at once
     //    (convolve.cl); so are the filter's width and the blocks.
     const std::string wg = std::to_string(options.wg_x) + "x" + std::to_string(options.wg_y);
-    const std::string common = " -D ALIGNED_PITCH -D FILTER_WIDTH=" + std::to_string(F) +
+    const std::string common = " -D FILTER_WIDTH=" + std::to_string(F) +
                                " -D WG_X=" + std::to_string(options.wg_x) +
                                " -D WG_Y=" + std::to_string(options.wg_y) +
                                (c.unroll ? " -D UNROLL_ROWS" : "");
@@ -187,8 +187,7 @@ class SeparableStep : public Step {
                        rank);
         };
       } else {  // the tile and its row sums in local memory
-        cl::KernelFunctor<cl::Buffer, cl::Buffer, cl::Buffer, int, int, int, cl::LocalSpaceArg, int, int,
-                          cl::LocalSpaceArg>
+        cl::KernelFunctor<cl::Buffer, cl::Buffer, cl::Buffer, int, int, int, cl::LocalSpaceArg, cl::LocalSpaceArg>
             fused(make_kernel(program, "convolve_fused", label(options)));
         check_work_group(device, fused.getKernel(), options.wg_x, options.wg_y);
         const int tile_width = static_cast<int>(round_up(group_w + F - 1, 4));
@@ -202,7 +201,7 @@ class SeparableStep : public Step {
         const cl::LocalSpaceArg tile = cl::Local(tile_bytes), row_sums = cl::Local(sums_bytes);
         launch.run = [=, &queue]() mutable {
           return fused(cl::EnqueueArgs(queue, global, local), input, filter, output, in_pitch, out_pitch,
-                       rank, tile, tile_width, tile_height, row_sums);
+                       rank, tile, row_sums);
         };
       }
     } else {
@@ -254,7 +253,7 @@ class SeparableStep : public Step {
       // term's filter and the accumulate flag is fixed here.
       auto make_pass = [&](const cl::Kernel& kernel, bool without_tile, const cl::NDRange& global,
                            const cl::Buffer& from, int from_pitch, const cl::Buffer& to, int to_pitch,
-                           int to_rows, int tile_width, int tile_height) -> Pass {
+                           int tile_width, int tile_height) -> Pass {
         check_work_group(device, kernel, options.wg_x, options.wg_y);
         if (without_tile) {
           cl::KernelFunctor<cl::Buffer, cl::Buffer, cl::Buffer, int, int, int> convolve_direct(kernel);
@@ -265,19 +264,16 @@ class SeparableStep : public Step {
         }
         const cl::LocalSpaceArg tile = local_tile(device, kernel, tile_width, tile_height,
                                                   "work-group " + wg + ", filter " + F_text);
-        cl::KernelFunctor<cl::Buffer, cl::Buffer, cl::Buffer, int, int, int, int, cl::LocalSpaceArg, int, int,
-                          int>
-            convolve(kernel);
+        cl::KernelFunctor<cl::Buffer, cl::Buffer, cl::Buffer, int, int, cl::LocalSpaceArg, int> convolve(kernel);
         return [=, &queue](const cl::Buffer& filter, int accumulate) mutable {
-          return convolve(cl::EnqueueArgs(queue, global, local), from, filter, to, from_pitch, to_pitch,
-                          to_rows, F, tile, tile_width, tile_height, accumulate);
+          return convolve(cl::EnqueueArgs(queue, global, local), from, filter, to, from_pitch, to_pitch, tile,
+                          accumulate);
         };
       };
       const Pass rows = make_pass(row_kernel, c.rows_direct, row_global, input, in_pitch, mid, mid_pitch,
-                                  static_cast<int>(mid_rows), static_cast<int>(round_up(group_w + F - 1, 4)),
-                                  static_cast<int>(group_h));
+                                  static_cast<int>(round_up(group_w + F - 1, 4)), static_cast<int>(group_h));
       const Pass columns = make_pass(column_kernel, c.columns_direct, column_global, mid, mid_pitch, output,
-                                     out_pitch, static_cast<int>(grid_h), static_cast<int>(column_group_w),
+                                     out_pitch, static_cast<int>(column_group_w),
                                      static_cast<int>(column_group_h) + F - 1);
 
       // 4. Run: a row pass and a column pass per term; the time runs from
@@ -331,9 +327,10 @@ class SeparableStep : public Step {
  private:
   // Every step's kernel file holds `convolve` with its arguments; checked
   // here too when the kernels that run are others, so a --kernel file is
-  // refused alike whichever of them runs.
+  // refused alike whichever of them runs. (Its seventh and last argument is
+  // `accumulate`.)
   void require_convolve(const cl::Program& program, const RunOptions& options) const {
-    make_kernel(program, "convolve", label(options)).setArg(10, 0);
+    make_kernel(program, "convolve", label(options)).setArg(6, 0);
   }
 
   // --rows, --columns or --fused-kernel: whether that kernel runs without a tile.

@@ -41,7 +41,6 @@ __kernel void convolve(__global const float* input,   // padded, in_pitch floats
                        const int in_pitch,
                        const int out_width,
                        const int out_height,
-                       const int filter_width,
                        __local float* tile,           // tile_width x tile_height
                        const int tile_width,          // work-group width + F - 1, to a multiple of 4
                        const int tile_height) {       // work-group height + F - 1

@@ -5,9 +5,8 @@
 // repository root with
 //   CLCONV_KERNEL_STEP6=docs/exercises/step6-multioutput.cl ctest --preset default -L step6
 //
-// The launcher builds it with -D FILTER_WIDTH=F -D BLOCK_X=.. -D BLOCK_Y=..
-// -D ALIGNED_PITCH, and -D UNROLL_ROWS for small filters. BLOCK_X is a
-// multiple of 4.
+// The launcher builds it with -D FILTER_WIDTH=F -D BLOCK_X=.. -D BLOCK_Y=..,
+// and -D UNROLL_ROWS for small filters. BLOCK_X is a multiple of 4.
 //
 // Step 1: the naive kernel. One work-item computes one output pixel, reading
 // the image and the filter straight from global memory.
@@ -69,11 +68,9 @@ __constant float inline_weights[FILTER_WIDTH * FILTER_WIDTH] = {FILTER_VALUES};
 
 __kernel void convolve(__global const float* input,   // padded, in_pitch floats per row
                        __constant float* filter,      // F x F, row-major
-                       __global float* output,        // out_width x out_height
+                       __global float* output,        // whole blocks, out_pitch floats per row
                        const int in_pitch,
                        const int out_pitch,           // floats per output row
-                       const int out_height,
-                       const int filter_width,
                        __local float* tile,           // tile_width x tile_height
                        const int tile_width,          // work-group width * BLOCK_X + F - 1, to a multiple of 4
                        const int tile_height) {       // work-group height * BLOCK_Y + F - 1

@@ -9,8 +9,8 @@
 //   CLCONV_KERNEL_STEP7=docs/exercises/step7-separable.cl ctest --preset default -L step7
 //
 // The launcher builds it with -D TAPS_X=.. -D TAPS_Y=.. -D FILTER_WIDTH=F
-// -D BLOCK_X=.. -D BLOCK_Y=.. -D WG_X=.. -D WG_Y=.. -D ALIGNED_PITCH, -D
-// UNROLL_ROWS on a GPU, and -D DIRECT_PASS where a kernel without the tile runs.
+// -D BLOCK_X=.. -D BLOCK_Y=.. -D WG_X=.. -D WG_Y=.., -D UNROLL_ROWS on a
+// GPU, and -D DIRECT_PASS where a kernel without the tile runs.
 // The row pass has TAPS_X = F, TAPS_Y = 1; the column pass TAPS_X = 1,
 // TAPS_Y = F; the fused program TAPS_X = TAPS_Y = 1 (it does not use
 // convolve()).
@@ -87,14 +87,10 @@
 __kernel __attribute__((reqd_work_group_size(WG_X, WG_Y, 1)))
 void convolve(__global const float* input,   // padded, in_pitch floats per row
                        __constant float* filter,      // F x F, row-major
-                       __global float* output,        // out_width x out_height
+                       __global float* output,        // whole blocks, out_pitch floats per row
                        const int in_pitch,
                        const int out_pitch,           // floats per output row
-                       const int out_height,
-                       const int filter_width,        // unused: TAPS_X, TAPS_Y are compile-time
-                       __local float* tile,           // tile_width x tile_height
-                       const int tile_width,          // work-group width * BLOCK_X + TAPS_X - 1, to a multiple of 4
-                       const int tile_height,         // work-group height * BLOCK_Y + TAPS_Y - 1
+                       __local float* tile,           // TILE_WIDTH x TILE_HEIGHT
                        const int accumulate) {        // add to the output (terms after the first)
   // TODO 1. Step 6's kernel with a TAPS_Y x TAPS_X window instead of F x F:
   // copy the tile with float4 loads, barrier, BLOCK_Y x BLOCK_X sums in
@@ -139,10 +135,8 @@ void convolve_fused(__global const float* input,   // padded, in_pitch floats pe
                              const int in_pitch,
                              const int out_pitch,
                              const int rank,                // terms in `filter`
-                             __local float* tile,           // tile_width x tile_height
-                             const int tile_width,          // work-group width * BLOCK_X + F - 1, to a multiple of 4
-                             const int tile_height,         // work-group height * BLOCK_Y + F - 1
-                             __local float* mid) {          // (work-group width * BLOCK_X) x tile_height
+                             __local float* tile,           // FUSED_WIDTH x FUSED_HEIGHT
+                             __local float* mid) {          // (work-group width * BLOCK_X) x FUSED_HEIGHT
   // TODO 4. Copy the tile (the group's outputs plus F - 1 both ways), barrier.
   // TODO 5. For each term: the row pass over every tile row into `mid`
   // (BLOCK_X sums per work-item and row), barrier; the column pass from
