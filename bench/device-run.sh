@@ -9,7 +9,7 @@
 # unroll tuning inline perf kernelinfo ptxmix buildtime torch cupy bank volume
 # histogram histpeers verify
 # (default: the first five). verify: the conformance suite and a few timed
-# runs of every step, the bank and the volume (verify-TAG.txt), a quick check
+# runs of every step, the bank and the volume (verify-kernels-TAG.txt), a quick check
 # that a change to the kernels or launchers kept them correct and as fast. TAG names the device in the CSVs' names
 # (default h100). The peers need python3 with torch and cupy; histpeers also
 # runs build/bin/cub-histogram when it is there (bench/build-cub-histogram.sh).
@@ -113,7 +113,7 @@ for part in ${PARTS:-tour conformance seed001 seed000 seed004}; do
         python3 bench/histogram_peers.py --peers torch,cupy | tail -n +2; } \
         > "$OUT/histogram-peers-$tag.csv" 2>> "$log" ;;
     verify)
-      v="$OUT/verify-$tag.txt"
+      v="$OUT/verify-kernels-$tag.txt"
       { echo "$stamp; bench/device-run.sh part verify"
         echo "## conformance_tests"; build/bin/conformance_tests | tail -n 2
         echo "## timings (8192x8192; step 6 at F = 3, 7, 31; steps 1-5 box:7; step 7 box:31; step 8 random:31)"
@@ -127,7 +127,8 @@ for part in ${PARTS:-tour conformance seed001 seed000 seed004}; do
         build/bin/step8-fft --image synthetic:8192x8192 --filter random:31 --reps 10 --csv | tail -n 1
         echo "## bank, volume"
         build/bin/step6-multioutput --image synthetic:1031x517 --filter random:7:3 --bank 4 --verify
-        build/bin/step6-volume --verify
+        build/bin/step6-volume --size 131x67x45 --verify
+        build/bin/step6-volume
         build/bin/step6-bank --filter-width 5 --bank 1,4 --verify --csv; } > "$v" 2>> "$log" ;;
     torch)
       python3 bench/torch_conv2d.py --size 8192x8192 --filters 3,5,7,15,31 \
