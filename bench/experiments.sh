@@ -52,6 +52,12 @@
 #            $DIRECT_FUSED_FILTERS (default box:3,box:5,box:7,box:11); on
 #            $BLOCKS_IMAGE (default 8192x8192): the sweeps behind a GPU's
 #            defaults
+#   direct   step 6 with and without the tile (--tile on, off: convolve_direct
+#            reads the input through the caches), blocks 4x4, 4x8, 8x4, 4x16,
+#            work-groups 32x4, 32x8, 64x2, 16x8, random filters of F = 3, 5
+#            (tile rows unrolled), 7, 15, 31 (unrolled or not), on
+#            $DIRECT_IMAGE (default 8192x8192): the sweep behind a GPU's
+#            default of no tile
 #   fft-product  step 8's spectra product apart or inside VkFFT's
 #            convolution mode, smooth and power-of-two sizes, F = 3, 31, 63
 # bank and volume run their own executables (build/bin/step6-bank,
@@ -151,6 +157,15 @@ case "$name" in
   separable-blocks) exec "$sweep" --steps 7 --variants passes --images "${BLOCKS_IMAGE:-8192x8192}" \
              --filters box:3,box:15,box:31,box:63 --wgs 16x16,32x8,32x4 --set block=4x4,4x8 \
              --set column-block=4x4,4x8,4x16 --set rows=tile --set columns=tile --reps "${BLOCKS_REPS:-10}" --no-check --output "$out" "$@" ;;
+  direct)
+    image="${DIRECT_IMAGE:-8192x8192}" reps="${DIRECT_REPS:-20}"
+    common=(--steps 6 --images "$image" --wgs 32x4,32x8,64x2,16x8 --set tile=on,off
+            --set block=4x4,4x8,8x4,4x16 --reps "$reps" --no-check)
+    "$sweep" "${common[@]}" --filters random:3,random:5 --output "${out%.csv}.part1.csv" "$@"
+    "$sweep" "${common[@]}" --filters random:7,random:15,random:31 --set unroll=on,off \
+      --output "${out%.csv}.part2.csv" "$@"
+    { cat "${out%.csv}.part1.csv"; tail -n +2 "${out%.csv}.part2.csv"; } > "$out"
+    rm -f "${out%.csv}.part1.csv" "${out%.csv}.part2.csv" ;;
   separable-direct)
     image="${BLOCKS_IMAGE:-8192x8192}" filters="${DIRECT_FILTERS:-box:3,box:31,box:63}"
     reps="${BLOCKS_REPS:-10}"

@@ -48,6 +48,9 @@
 // operand instead of loading it. The price is a build for every filter.
 // And -D FLAT_COPY shares the tile's copy out evenly (at the copy, below).
 //
+// Last, -D DIRECT_READS adds convolve_direct, the same blocks without the
+// tile (--tile off, at the end of this file).
+//
 // The host padded the input by the filter's reach, so the work-item at
 // (x, y) correlates the F x F window whose top-left corner is input (x, y)
 // and needs no border logic at all.
@@ -191,3 +194,62 @@ __kernel void convolve(__global const float* input,   // padded, in_pitch floats
   for (int by = 0; by < BLOCK_Y; by++) VSTORE(BLOCK_X)(vsum[by], 0, output + (y + by) * out_pitch + x);
 #endif
 }
+
+#ifdef DIRECT_READS
+// Without the tile (--tile off): each work-item reads the BLOCK_Y + F - 1
+// rows under its block straight from global memory into registers, then
+// runs convolve's rows loop. The tile's job, reading each input from DRAM
+// about once, falls to the caches: the work-items along a work-group row
+// read neighbouring float4s (one coalesced transaction per warp and row),
+// and the rows that blocks above and below share come back from L1 or L2.
+// No copy, no barrier, no local memory, so more work-groups fit on a
+// compute unit: on the H200 that wins at every width the lesson measures,
+// and it is a GPU's default. Step 7's passes use the same idea.
+// (F, WEIGHT and ROW_FLOAT4S: as in convolve, with the weights in constant
+// memory or inline and the block in rows.)
+__kernel void convolve_direct(__global const float* input,   // padded, in_pitch floats per row
+                              __constant float* filter,      // F x F, row-major
+                              __global float* output,        // whole blocks, out_pitch floats per row
+                              const int in_pitch,
+                              const int out_pitch) {         // floats per output row
+  const int x = get_global_id(0) * BLOCK_X;
+  const int y = get_global_id(1) * BLOCK_Y;
+  float sum[BLOCK_Y][BLOCK_X];
+#pragma unroll
+  for (int by = 0; by < BLOCK_Y; by++) {
+#pragma unroll
+    for (int bx = 0; bx < BLOCK_X; bx++) sum[by][bx] = 0.0f;
+  }
+#ifdef UNROLL_ROWS
+#pragma unroll
+#endif
+  for (int j = 0; j < BLOCK_Y + F - 1; j++) {
+    // x is a multiple of 4 and the pitch of 32, so these loads are aligned.
+    __global const float* in = input + (y + j) * in_pitch + x;
+    float row[4 * ROW_FLOAT4S];
+#pragma unroll
+    for (int q = 0; q < ROW_FLOAT4S; q++) vstore4(*(__global const float4*)(in + 4 * q), q, row);
+#pragma unroll
+    for (int by = 0; by < BLOCK_Y; by++) {
+      const int r = j - by;
+      if (r >= 0 && r < F) {
+#pragma unroll
+        for (int c = 0; c < F; c++) {
+          const float w = WEIGHT(r, c);
+#pragma unroll
+          for (int bx = 0; bx < BLOCK_X; bx++) sum[by][bx] += w * row[bx + c];
+        }
+      }
+    }
+  }
+
+#pragma unroll
+  for (int by = 0; by < BLOCK_Y; by++) {
+#pragma unroll
+    for (int q = 0; q < BLOCK_X / 4; q++) {
+      const float4 v = (float4)(sum[by][4 * q], sum[by][4 * q + 1], sum[by][4 * q + 2], sum[by][4 * q + 3]);
+      *(__global float4*)(output + (y + by) * out_pitch + x + 4 * q) = v;
+    }
+  }
+}
+#endif

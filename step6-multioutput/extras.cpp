@@ -50,7 +50,8 @@ RunOptions bank_options(int bank, std::pair<int, int> block, int wg_x, int wg_y)
                     {"block", std::to_string(bx) + "x" + std::to_string(by)},
                     {"weights", "constant"},
                     {"shape", "rows"},
-                    {"copy", "rows"}};
+                    {"copy", "rows"},
+                    {"tile", "on"}};
   options.wg_x = wg_x;
   options.wg_y = wg_y;
   return options;

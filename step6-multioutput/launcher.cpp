@@ -65,6 +65,13 @@ class MultiOutputStep : public Step {
              "in step 5), flat (the tile's float4s dealt out in turn, four loads in flight), or auto",
              "auto",
              {"auto", "rows", "flat"},
+             {}},
+            {"tile",
+             "on (the input copied to local memory first) or off (convolve_direct: each block's rows "
+             "read straight from global memory, through the caches; weights constant or inline, "
+             "shape rows), or auto (tuned per device type; on for a --kernel file)",
+             "auto",
+             {"auto", "on", "off"},
              {}}};
   }
   void check_options(const RunOptions& options) const override {
@@ -75,8 +82,11 @@ class MultiOutputStep : public Step {
   std::pair<int, int> default_work_group(const DeviceFacts& facts, int) const override {
     return facts.is_gpu ? std::pair<int, int>{32, 4} : std::pair<int, int>{16, 16};
   }
-  // A --kernel file stands for convolve.cl: --bank 2 to 16 build bank.cl.
-  bool builds_kernel_file(const RunOptions& options) const override { return bank(options) == 1; }
+  // A --kernel file stands for convolve.cl's `convolve`: --bank 2 to 16
+  // build bank.cl, and --tile off runs convolve_direct.
+  bool builds_kernel_file(const RunOptions& options) const override {
+    return bank(options) == 1 && option(options, "tile") != "off";
+  }
   // With --bank N, read() returns N planes, filter k's under filter k - 1's.
   std::vector<Filter> plane_filters(const Problem& problem, const RunOptions& options) const override {
     return step6_bank_filters(problem.filter, bank(options));
@@ -94,6 +104,7 @@ class MultiOutputStep : public Step {
     const int filter_width = problem.filter.width;
     const int bank = this->bank(options);
     const std::vector<Filter> filters = plane_filters(problem, options);
+    const bool direct = tile_off(device, options, filter_width);
     const bool vectors = vector_block(device, options, filter_width);
     const auto [bx, by] = block(device, options, filter_width, vectors);
     const std::string weights_at = weights_place(device, options, filter_width);
@@ -157,9 +168,25 @@ class MultiOutputStep : public Step {
         throw UsageError("--shape vectors: the block width must be 4, 8 or 16, not " + std::to_string(bx));
       build_options += " -D VECTOR_BLOCK";
     }
+    if (direct) build_options += " -D DIRECT_READS";
     const auto start = std::chrono::steady_clock::now();
     cl::Program program = device.program(kernel_source, build_options, kernel_label);
     const double build_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (direct) {  // --tile off: convolve_direct, no tile and no local memory; ranges as below
+      cl::KernelFunctor<cl::Buffer, cl::Buffer, cl::Buffer, int, int> convolve_direct(
+          make_kernel(program, "convolve_direct", kernel_label));
+      check_work_group(device, convolve_direct.getKernel(), options.wg_x, options.wg_y);
+      const cl::NDRange local(options.wg_x, options.wg_y);
+      const cl::NDRange global(grid_w / bx, grid_h / by);
+      launch.run = [=, &queue]() mutable {
+        return convolve_direct(cl::EnqueueArgs(queue, global, local), input, filter, output, in_pitch,
+                               static_cast<int>(grid_w));
+      };
+      launch.read = [=, &queue] { return read_planes(queue, output, out_pitch, out_width, out_height, 1); };
+      launch.work_group = shape_text(local);
+      if (weights_at == "inline") launch.note = build_note(build_ms);
+      return launch;
+    }
     cl::KernelFunctor<cl::Buffer, cl::Buffer, cl::Buffer, int, int, cl::LocalSpaceArg, int, int> convolve(
         make_kernel(program, "convolve", kernel_label));
 
@@ -192,31 +219,59 @@ class MultiOutputStep : public Step {
     };
     // 5. Read: the image's rows out of the wider output buffer; a bank's N
     //    floats per pixel go to N planes, one under another.
-    launch.read = [=, &queue] {
-      const std::size_t image_row = sizeof(float) * out_width * bank;
-      std::vector<float> rows(static_cast<std::size_t>(out_width) * bank * out_height);
-      queue.enqueueReadBufferRect(output, CL_TRUE, {0, 0, 0}, {0, 0, 0},
-                                  {image_row, static_cast<std::size_t>(out_height), 1},
-                                  sizeof(float) * out_pitch, 0, image_row, 0, rows.data());
-      Image result(out_width, out_height * bank);
-      for (int k = 0; k < bank; ++k)
-        for (int y = 0; y < out_height; ++y)
-          for (int x = 0; x < out_width; ++x)
-            result.at(x, k * out_height + y) = rows[(static_cast<std::size_t>(y) * out_width + x) * bank + k];
-      return result;
-    };
+    launch.read = [=, &queue] { return read_planes(queue, output, out_pitch, out_width, out_height, bank); };
     launch.work_group = shape_text(local);
-    if (weights_at == "inline") {
-      char text[96];
-      std::snprintf(text, sizeof text, "kernel built for this filter's weights in %.1f ms", build_ms);
-      launch.note = text;
-    }
+    if (weights_at == "inline") launch.note = build_note(build_ms);
     return launch;
   }
 
  private:
   // --bank: how many filters the pass applies.
   int bank(const RunOptions& options) const { return std::stoi(option(options, "bank")); }
+
+  // The image's rows out of the wider output buffer (out_pitch floats per
+  // row); a bank's N floats per pixel go to N planes, one under another.
+  static Image read_planes(cl::CommandQueue& queue, const cl::Buffer& output, std::size_t out_pitch,
+                           int out_width, int out_height, int bank) {
+    const std::size_t image_row = sizeof(float) * out_width * bank;
+    std::vector<float> rows(static_cast<std::size_t>(out_width) * bank * out_height);
+    queue.enqueueReadBufferRect(output, CL_TRUE, {0, 0, 0}, {0, 0, 0},
+                                {image_row, static_cast<std::size_t>(out_height), 1},
+                                sizeof(float) * out_pitch, 0, image_row, 0, rows.data());
+    Image result(out_width, out_height * bank);
+    for (int k = 0; k < bank; ++k)
+      for (int y = 0; y < out_height; ++y)
+        for (int x = 0; x < out_width; ++x)
+          result.at(x, k * out_height + y) = rows[(static_cast<std::size_t>(y) * out_width + x) * bank + k];
+    return result;
+  }
+
+  static std::string build_note(double build_ms) {
+    char text[96];
+    std::snprintf(text, sizeof text, "kernel built for this filter's weights in %.1f ms", build_ms);
+    return text;
+  }
+
+  // --tile, or the tuned default (a bank, or a --kernel file: on). Off
+  // needs the weights in constant memory or inline and the block in rows.
+  bool tile_off(DeviceContext& device, const RunOptions& options, int F) const {
+    const std::string text = option(options, "tile");
+    if (text == "off") {
+      if (bank(options) > 1)
+        throw UsageError("--tile off: --bank " + std::to_string(bank(options)) + " builds bank.cl, which has "
+                         "only the tile");
+      if (!options.kernel_source.empty())
+        throw UsageError("--tile off runs convolve_direct; a --kernel file stands for convolve.cl's convolve");
+      for (const auto& [name, refused] : {std::pair<std::string, std::string>{"weights", "local"},
+                                          {"shape", "vectors"}})
+        if (option(options, name) == refused)
+          throw UsageError("--tile off: convolve_direct has no --" + name + " " + refused);
+      return true;
+    }
+    if (text == "on" || bank(options) > 1 || !options.kernel_source.empty()) return false;
+    return step6_direct_by_default(device.facts(), F) && option(options, "weights") != "local" &&
+           option(options, "shape") != "vectors";
+  }
 
   // bank.cl has one shape of loops: the weights in constant memory, the
   // block in rows, the tile copied by rows; with --bank 2 to 16, auto
@@ -269,6 +324,8 @@ class MultiOutputStep : public Step {
     const std::string text = option(options, "weights");
     if (text != "auto") return text;
     if (bank(options) > 1) return "constant";
+    if (tile_off(device, options, F))  // no local memory without the tile
+      return step6_weights_inline_by_default(device.facts(), F) ? "inline" : "constant";
     if (step6_weights_inline_by_default(device.facts(), F)) return "inline";
     return step6_weights_local_by_default(device.facts(), F) ? "local" : "constant";
   }
@@ -291,7 +348,7 @@ class MultiOutputStep : public Step {
   bool vector_block(DeviceContext& device, const RunOptions& options, int F) const {
     const std::string text = option(options, "shape");
     if (text != "auto") return text == "vectors";
-    return bank(options) == 1 && step6_vector_block_by_default(device.facts(), F);
+    return bank(options) == 1 && !tile_off(device, options, F) && step6_vector_block_by_default(device.facts(), F);
   }
 
   // --block, or the first block from the tuned list for this kind of device
@@ -307,6 +364,7 @@ class MultiOutputStep : public Step {
       return {bx, by};
     }
     if (bank(options) > 1) return default_bank_block(bank(options));
+    if (tile_off(device, options, F)) return step6_direct_block(F);
     return step6_block_that_fits(device.facts(), F, vectors, weights_place(device, options, F) == "local",
                                  options.wg_x, options.wg_y);
   }

@@ -25,6 +25,18 @@ bool step6_weights_inline_by_default(const DeviceFacts& facts, int filter_width)
 
 bool step6_flat_copy_by_default(const DeviceFacts& facts) { return facts.is_gpu; }
 
+// On a GPU the blocks read the input straight through the caches at every
+// width: faster than with the tile at each width the H200 sweep ran, F = 3
+// to 31 (bench/experiments.sh direct, docs/results/direct-h200.csv). On a
+// CPU the tile stays.
+bool step6_direct_by_default(const DeviceFacts& facts, int) { return facts.is_gpu; }
+
+std::pair<int, int> step6_direct_block(int filter_width) {
+  // The H200's fastest with the 32x4 work-group: 4x4 up to F = 15 (4x8 is
+  // 2 % faster at F = 7), 8x4 above (docs/results/direct-h200.csv).
+  return filter_width <= 15 ? std::pair<int, int>{4, 4} : std::pair<int, int>{8, 4};
+}
+
 bool step6_vector_block_by_default(const DeviceFacts& facts, int filter_width) {
   return !facts.is_gpu && filter_width > 3;
 }
@@ -56,17 +68,20 @@ std::pair<int, int> step6_block_that_fits(const DeviceFacts& facts, int F, bool 
 }
 
 std::map<std::string, std::string> step6_default_settings(const DeviceFacts& facts, int F, int wg_x, int wg_y) {
-  const bool vectors = step6_vector_block_by_default(facts, F);
-  const std::string weights = step6_weights_inline_by_default(facts, F)  ? "inline"
-                              : step6_weights_local_by_default(facts, F) ? "local"
-                                                                         : "constant";
-  const auto [bx, by] = step6_block_that_fits(facts, F, vectors, weights == "local", wg_x, wg_y);
+  const bool direct = step6_direct_by_default(facts, F);
+  const bool vectors = !direct && step6_vector_block_by_default(facts, F);
+  const std::string weights = step6_weights_inline_by_default(facts, F)             ? "inline"
+                              : !direct && step6_weights_local_by_default(facts, F) ? "local"
+                                                                                    : "constant";
+  const auto [bx, by] =
+      direct ? step6_direct_block(F) : step6_block_that_fits(facts, F, vectors, weights == "local", wg_x, wg_y);
   const bool unroll = vectors ? F <= 7 : step6_unroll_rows_by_default(facts, F, weights == "inline");
   return {{"block", std::to_string(bx) + "x" + std::to_string(by)},
           {"copy", step6_flat_copy_by_default(facts) ? "flat" : "rows"},
           {"unroll", unroll ? "on" : "off"},
           {"weights", weights},
-          {"shape", vectors ? "vectors" : "rows"}};
+          {"shape", vectors ? "vectors" : "rows"},
+          {"tile", direct ? "off" : "on"}};
 }
 
 std::pair<int, int> default_bank_block(int bank) {

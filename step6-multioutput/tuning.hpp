@@ -31,6 +31,13 @@ bool step6_weights_inline_by_default(const DeviceFacts& facts, int filter_width)
 // when --copy is auto.
 bool step6_flat_copy_by_default(const DeviceFacts& facts);
 
+// Whether the blocks read the input straight from global memory, without
+// the tile (--tile off), when --tile is auto.
+bool step6_direct_by_default(const DeviceFacts& facts, int filter_width);
+
+// The block --block auto gives without the tile (--tile off).
+std::pair<int, int> step6_direct_block(int filter_width);
+
 // Whether each block row is one vector (--shape vectors) when --shape is auto.
 bool step6_vector_block_by_default(const DeviceFacts& facts, int filter_width);
 
@@ -43,7 +50,7 @@ std::vector<std::pair<int, int>> step6_blocks_by_default(const DeviceFacts& fact
 std::pair<int, int> step6_block_that_fits(const DeviceFacts& facts, int filter_width, bool vectors,
                                           bool weights_local, int wg_x, int wg_y);
 
-// What --block, --unroll, --weights and --shape auto resolve to on a device
+// What --block, --unroll, --weights, --shape and --tile auto resolve to on a device
 // with these facts, as explicit settings (the tests run a GPU's choices on
 // any device through them).
 std::map<std::string, std::string> step6_default_settings(const DeviceFacts& facts, int filter_width, int wg_x,

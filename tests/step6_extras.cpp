@@ -193,7 +193,13 @@ TEST_CASE("step6 filter bank: the suite runs every bank size, a kernel file only
   for (const auto& c : suite_configurations(*step, true)) with_file.insert(step->option(c, "bank"));
   CHECK(banks == std::set<std::string>{"1", "2", "4", "8", "16"});
   CHECK(with_file == std::set<std::string>{"1"});
-  CHECK(suite_configurations(*step, true).size() + 4 == suite_configurations(*step).size());
+  // A kernel file also skips --tile off, which runs convolve_direct.
+  CHECK(suite_configurations(*step, true).size() + 5 == suite_configurations(*step).size());
+  std::set<std::string> tiles, tiles_with_file;
+  for (const auto& c : suite_configurations(*step)) tiles.insert(step->option(c, "tile"));
+  for (const auto& c : suite_configurations(*step, true)) tiles_with_file.insert(step->option(c, "tile"));
+  CHECK(tiles == std::set<std::string>{"auto", "on", "off"});
+  CHECK(tiles_with_file == std::set<std::string>{"auto", "on"});
   const test::Outcome r = test::run_program("step6-multioutput", {"--kernel", "no-such-kernel.cl", "--bank", "4"});
   INFO(r.err);
   CHECK(r.status == 2);

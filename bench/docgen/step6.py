@@ -292,6 +292,37 @@ def inline(tag):
         "`docs/results/buildtime-{}.txt`).\n".format(rows[0]["reps"], rows[0]["width"], rows[0]["height"], tag))
 
 
+def direct(tag):
+    """With the tile against without it (--tile on, off), per width: each at its fastest block."""
+    rows = load("direct-" + tag)
+
+    def best(w, tile, wg=None):
+        cands = [r for r in rows if r["filter_width"] == w and ("tile=" + tile) in r["variant"]
+                 and (wg is None or r["wg"] == wg)]
+        return min(cands, key=lambda r: float(r["median_ms"])) if cands else None
+
+    def shape(r):
+        return " ".join(p for p in r["variant"].split()[1:] if not p.startswith("tile="))
+
+    body = []
+    for w in WIDTHS:
+        on, off, any_off = best(w, "on", "32x4"), best(w, "off", "32x4"), best(w, "off")
+        if not (on and off):
+            continue
+        body.append(["F = " + w, "{} ({} % {})".format(fmt(on["median_ms"]), fmt(on["pct_limit"]), on["limit"]),
+                     shape(on), "{} ({} % {})".format(fmt(off["median_ms"]), fmt(off["pct_limit"]), off["limit"]),
+                     shape(off), "{:.2f}x".format(float(on["median_ms"]) / float(off["median_ms"])),
+                     "{} ms: {}, wg {}".format(fmt(any_off["median_ms"]), shape(any_off), any_off["wg"])])
+    return table(["filter", "tile, ms (% of limit)", "its block", "no tile, ms (% of limit)", "its block",
+                  "tile / no tile", "no tile, fastest of all work-groups"], body) + caption(
+        rows, "bench/experiments.sh direct " + tag) + (
+        "\nMedian ms over {} launches at {}x{}, random filters, work-group 32x4 (the default) except in the last "
+        "column; each the fastest of blocks 4x4, 4x8, 8x4 and 4x16 (and, from F = 7, the tile-row loop "
+        "unrolled or not); the weights where the defaults put them (compiled in at F = 7 and 15; at F = 31 in "
+        "local memory with the tile, constant memory without; else constant memory).\n".format(rows[0]["reps"], rows[0]["width"],
+                                                                     rows[0]["height"]))
+
+
 def kernel_info(tag):
     """Registers and spills from the compiler's log, and what they and the tile leave room for on one SM."""
     import occupancy
@@ -305,20 +336,29 @@ def kernel_info(tag):
         opts = re.search(r"\[(.*)\]", head).group(1)
         width = int(re.search(r"FILTER_WIDTH=(\d+)", opts).group(1))
         bx, by = int(re.search(r"BLOCK_X=(\d+)", opts).group(1)), int(re.search(r"BLOCK_Y=(\d+)", opts).group(1))
-        regs = re.search(r"Used (\d+) registers", block)
-        spill = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", block)
-        tile = 4 * (-(-(wg_x * bx + width - 1) // 4) * 4) * (wg_y * by + width - 1)
+        # The kernel that runs: convolve_direct without the tile, else convolve.
+        direct = "DIRECT_READS" in opts
+        name = "convolve_direct" if direct else "convolve"
+        own = re.search(r"Compiling entry function '%s'.*?(?=Compiling entry function|\Z)" % name, block, re.S)
+        own = own.group(0) if own else block
+        regs = re.search(r"Used (\d+) registers", own)
+        spill = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", own)
+        tile = 0 if direct else 4 * (-(-(wg_x * bx + width - 1) // 4) * 4) * (wg_y * by + width - 1)
         if "WEIGHTS_LOCAL" in opts:
             tile += 4 * width * (-(-width // 4) * 4)
         line = ["F = {}".format(width), "{}x{}".format(bx, by), "yes" if "UNROLL_ROWS" in opts else "no",
                 "local" if "WEIGHTS_LOCAL" in opts else "inline" if "WEIGHTS_INLINE" in opts else "constant",
-                "flat" if "FLAT_COPY" in opts else "rows", regs.group(1) if regs else "-",
-                "{} / {}".format(spill.group(1), spill.group(2)) if spill else "-", "{:.1f}".format(tile / 1024)]
+                "none (`--tile off`)" if direct else "flat" if "FLAT_COPY" in opts else "rows",
+                regs.group(1) if regs else "-",
+                "{} / {}".format(spill.group(1), spill.group(2)) if spill else "-",
+                "{:.1f}".format(tile / 1024) if tile else "-"]
         if regs:
             by_regs, _ = occupancy.resident(int(regs.group(1)), wg_x * wg_y, 65536, 64, 32)
-            by_smem = SMEM_PER_SM // (tile + 1024)  # 1 KiB of each group's shared memory is the driver's
-            groups = min(by_regs, by_smem)
-            line += [str(by_regs), str(by_smem), "{:.0f} %".format(100.0 * groups * wg_x * wg_y / 2048)]
+            # 1 KiB of each group's shared memory is the driver's; without the tile, no limit.
+            by_smem = SMEM_PER_SM // (tile + 1024) if tile else None
+            groups = min(by_regs, by_smem) if by_smem else by_regs
+            line += [str(by_regs), str(by_smem) if by_smem else "-",
+                     "{:.0f} %".format(100.0 * groups * wg_x * wg_y / 2048)]
         else:
             line += ["-", "-", "-"]
         body.append(line)
@@ -328,12 +368,12 @@ def kernel_info(tag):
         "\n*From the compiler's log (`-cl-nv-verbose`); `build/bin/kernel-info --step 6 --filter box:F`, "
         "saved in `docs/results/kernel-info-{}.txt`. Groups per SM for the default work-group (32x4): by "
         "registers as `bench/occupancy.py --wg 128` counts them (65536 registers, 64 warps), by local "
-        "memory as 228 KiB over the tile plus 1 KiB a group; occupancy: the smaller of the two, in "
-        "work-items over the SM's 2048.*\n".format(tag))
+        "memory as 228 KiB over the tile plus 1 KiB a group (no limit without a tile); occupancy: the "
+        "smaller of the two, in work-items over the SM's 2048.*\n".format(tag))
 
 
 GENERATORS = {"step6-blocks": blocks, "step6-tuning": tuning, "step6-unroll": unroll, "step6-perf": perf,
-              "step6-bank": bank, "step6-volume": volume, "step6-kernel-info": kernel_info,
+              "step6-bank": bank, "step6-volume": volume, "step6-kernel-info": kernel_info, "step6-direct": direct,
               "step6-ptx-mix": ptx_mix, "step6-vs-opencv": vs_opencv,
               "step6-sass-mix": sass_mix, "step6-inline": inline}
 

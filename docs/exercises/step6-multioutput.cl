@@ -58,6 +58,9 @@
 // operand instead of loading it. The price is a build for every filter.
 // And -D FLAT_COPY shares the tile's copy out evenly (at the copy, below).
 //
+// Last, -D DIRECT_READS adds convolve_direct, the same blocks without the
+// tile (--tile off, at the end of this file).
+//
 // The host padded the input by the filter's reach, so the work-item at
 // (x, y) correlates the F x F window whose top-left corner is input (x, y)
 // and needs no border logic at all.
@@ -95,3 +98,29 @@ __kernel void convolve(__global const float* input,   // padded, in_pitch floats
   // BLOCK_Y + by, column (its group column) * BLOCK_X, as BLOCK_X / 4
   // float4s per row (out_pitch floats per row), with no guard.
 }
+
+#ifdef DIRECT_READS
+// Without the tile (--tile off): each work-item reads the BLOCK_Y + F - 1
+// rows under its block straight from global memory into registers, then
+// runs convolve's rows loop. The tile's job, reading each input from DRAM
+// about once, falls to the caches: the work-items along a work-group row
+// read neighbouring float4s (one coalesced transaction per warp and row),
+// and the rows that blocks above and below share come back from L1 or L2.
+// No copy, no barrier, no local memory, so more work-groups fit on a
+// compute unit: on the H200 that wins at every width the lesson measures,
+// and it is a GPU's default. Step 7's passes use the same idea.
+// (F, WEIGHT and ROW_FLOAT4S: as in convolve, with the weights in constant
+// memory or inline and the block in rows.)
+__kernel void convolve_direct(__global const float* input,   // padded, in_pitch floats per row
+                              __constant float* filter,      // F x F, row-major
+                              __global float* output,        // whole blocks, out_pitch floats per row
+                              const int in_pitch,
+                              const int out_pitch) {         // floats per output row
+  // Optional, and not graded: a --kernel file stands for convolve() alone,
+  // so --tile off (which runs this kernel) is refused with one. To try it,
+  // write it in step6-multioutput/convolve.cl itself and rebuild.
+  // TODO 5. The same block as convolve() without the tile: read the
+  // BLOCK_Y + F - 1 rows under the block straight from `input` (aligned
+  // float4 loads at column x, row y + j), then the same sums and stores.
+}
+#endif
