@@ -57,7 +57,9 @@
 #            work-groups 32x4, 32x8, 64x2, 16x8, random filters of F = 3, 5
 #            (tile rows unrolled), 7, 15, 31 (unrolled or not), on
 #            $DIRECT_IMAGE (default 8192x8192): the sweep behind a GPU's
-#            default of no tile
+#            default of no tile; direct-f7: F = 7 alone without the tile,
+#            weights constant or compiled in, blocks 4x2 to 8x8 and 4x16,
+#            work-groups 32x4 to 256x1 (the search for its missed goal)
 #   fft-product  step 8's spectra product apart or inside VkFFT's
 #            convolution mode, smooth and power-of-two sizes, F = 3, 31, 63
 # bank and volume run their own executables (build/bin/step6-bank,
@@ -166,6 +168,9 @@ case "$name" in
       --output "${out%.csv}.part2.csv" "$@"
     { cat "${out%.csv}.part1.csv"; tail -n +2 "${out%.csv}.part2.csv"; } > "$out"
     rm -f "${out%.csv}.part1.csv" "${out%.csv}.part2.csv" ;;
+  direct-f7) exec "$sweep" --steps 6 --images "${DIRECT_IMAGE:-8192x8192}" --filters random:7 \
+             --wgs 32x4,32x8,64x4,128x2,256x1 --set tile=off --set unroll=on --set weights=constant,inline \
+             --set block=4x2,4x4,4x8,8x2,8x4,8x8,4x16 --reps "${DIRECT_REPS:-20}" --no-check --output "$out" "$@" ;;
   separable-direct)
     image="${BLOCKS_IMAGE:-8192x8192}" filters="${DIRECT_FILTERS:-box:3,box:31,box:63}"
     reps="${BLOCKS_REPS:-10}"
