@@ -14,12 +14,15 @@ a rerun passes; a real leak, memory error or undefined behaviour fails the
 same way every time.
 
 Usage: tracer_crashes.py LastTest.log
-  Exit 0 and list the failed tests when every one of them failed only this
-  way (the caller then reruns them once); exit 1 otherwise, naming the first
-  failure that was something else.
+  The failed tests are the ones LastTestsFailed.log (beside it) names; a
+  test that passes by its PASS_REGULAR_EXPRESSION may print "FAILED:" on
+  purpose. Exit 0 and list the failed tests when every one of them failed
+  only this way (the caller then reruns them once); exit 1 otherwise, naming
+  the first failure that was something else.
 Usage: tracer_crashes.py --self-check
   Classify built-in sample logs; exit 1 if any is classified wrongly.
 """
+import os
 import re
 import sys
 
@@ -30,24 +33,28 @@ FINDINGS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:",
             "FAILED:", "test cases failed", "assertions failed")
 
 
-def failed_tests(log):
-    """(name, output) for every test the log records as failed."""
+def failed_tests(log, failed_names=None):
+    """(name, output) for every failed test: those in failed_names, or else
+    those the log does not record as passed."""
     tests = []
     pattern = re.compile(r"^\d+/\d+ Test: (.*)$", re.M)
     starts = list(pattern.finditer(log))
     for i, match in enumerate(starts):
         end = starts[i + 1].start() if i + 1 < len(starts) else len(log)
         block = log[match.start():end]
-        if "\nTest Passed." in block:
+        if failed_names is not None:
+            if match.group(1) not in failed_names:
+                continue
+        elif "\nTest Passed." in block or "\nTest Pass Reason:" in block:
             continue
         output = block.split("\nOutput:\n", 1)[-1].split("<end of output>", 1)[0]
         tests.append((match.group(1), output))
     return tests
 
 
-def classify(log):
+def classify(log, failed_names=None):
     """(only_tracer_crashes, message)"""
-    tests = failed_tests(log)
+    tests = failed_tests(log, failed_names)
     if not tests:
         return False, "no failed test in the log"
     for name, output in tests:
@@ -91,8 +98,17 @@ def self_check():
         (sample(("a", "Segmentation fault", "Failed")), False),
         (sample(("a", TRACER + " 11", "Failed")), False),
         (sample(("a", CRASH, "Passed")), False),
+        # a test that passes by its regex, with "FAILED:" in its output
+        (sample(("a", CRASH, "Failed"), ("b", CATCH, "Pass Reason:\nRequired regular expression found")), True),
+    ]
+    named = [  # the failed tests as LastTestsFailed.log names them
+        (sample(("a", CRASH, "Failed"), ("b", CATCH, "Failed")), {"a"}, True),
+        (sample(("a", CRASH, "Failed"), ("b", CATCH, "Failed")), {"a", "b"}, False),
+        (sample(("a", CRASH, "Failed")), set(), False),
     ]
     wrong = [i for i, (log, want) in enumerate(cases) if classify(log)[0] != want]
+    wrong += [len(cases) + i for i, (log, names, want) in enumerate(named) if classify(log, names)[0] != want]
+    cases += named
     if wrong:
         print(f"tracer_crashes: sample logs {wrong} classified wrongly", file=sys.stderr)
         return 1
@@ -112,7 +128,12 @@ def main(argv):
     except OSError as e:
         print(f"tracer_crashes: {argv[1]}: {e.strerror}", file=sys.stderr)
         return 2
-    only, message = classify(log)
+    failed_names = None
+    listed = os.path.join(os.path.dirname(argv[1]), "LastTestsFailed.log")
+    if os.path.exists(listed):
+        with open(listed, encoding="utf-8", errors="replace") as f:  # "N:name" per line
+            failed_names = {line.rstrip("\n").split(":", 1)[1] for line in f if ":" in line}
+    only, message = classify(log, failed_names)
     if only:
         print("LeakSanitizer's tracer crashed (no finding) in:\n" + message)
         return 0
