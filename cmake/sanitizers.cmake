@@ -20,14 +20,17 @@ elseif(NOT CLCONV_SANITIZE STREQUAL "address,undefined")
 endif()
 
 # No recovery: undefined behaviour must fail the test that hits it, not scroll
-# by. Except two checks, which the presets make fatal at run time instead
+# by. Except three checks, which the presets make fatal at run time instead
 # (UBSAN_OPTIONS=halt_on_error=1), so that known reports inside stb can be
 # suppressed, each by function name (tests/reliability/ubsan.supp):
 #   shift-base         stb_image_write's JPEG encoder, which only the tests use;
+#   shift-exponent     stb_image's JPEG bit reader on corrupt entropy-coded
+#                      data (a shift by 32 or more into its bit buffer);
 #   nonnull-attribute  stb_image's memcpy of zero bytes into a PNG's image
 #                      data before any was allocated (an empty first IDAT).
 add_compile_options(-fsanitize=${sanitize} -fno-sanitize-recover=undefined
-                    -fsanitize-recover=shift-base,nonnull-attribute -fno-omit-frame-pointer)
+                    -fsanitize-recover=shift-base,shift-exponent,nonnull-attribute
+                    -fno-omit-frame-pointer)
 add_link_options(-fsanitize=${sanitize})
 if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
   # GCC's own advice: its uninitialized-use warnings are unreliable under ASan.
