@@ -54,7 +54,10 @@ def caption(rows, source):
 def fmt(value, digits=3):
     if value in ("", None):
         return "-"
-    v = float(value)
+    try:
+        v = float(value)
+    except ValueError:  # a word, such as the kernels per axis "1+2": as it is
+        return value
     if v >= 100:
         return "{:.0f}".format(v)
     if v >= 10:

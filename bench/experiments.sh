@@ -62,6 +62,15 @@
 #            work-groups 32x4 to 256x1 (the search for its missed goal)
 #   fft-product  step 8's spectra product apart or inside VkFFT's
 #            convolution mode, smooth and power-of-two sizes, F = 3, 31, 63
+#   fft-tuning  step 8 at random:31 on $FFT_IMAGE (default 8192x8192) with
+#            VkFFT's own knobs (CLCONV_VKFFT: register boost, twiddle
+#            tables, coalescing, threads) and other transform sizes
+#            (CLCONV_FFT_SIZE, $FFT_SIZES), each row with the kernels VkFFT
+#            ran per axis
+#   fft-strips  step 8 at random:31 on images 8192 wide and 8192, 4170, 2070,
+#            1020 high (transforms 8232 wide and 8232, 4200, 2100, 1050
+#            high), the same columns as fft-tuning: does a column that fits
+#            one VkFFT kernel make a strip of the image cheaper per pixel?
 # bank and volume run their own executables (build/bin/step6-bank,
 # build/bin/step6-volume); extra options go to them.
 set -euo pipefail
@@ -75,7 +84,7 @@ out="$results/$name-$tag.csv"
 sweep=build/bin/sweep
 bin=$(dirname "$sweep")
 tmp="$out.tmp.$$"   # bank and volume write here first: a failed run leaves no CSV behind
-trap 'rm -f "$tmp" "$tmp".*.csv "$tmp".*.csv.partial' EXIT
+trap 'rm -f "$tmp" "$tmp".note "$tmp".*.csv "$tmp".*.csv.partial' EXIT
 case "$name" in
   bank)    { "$bin/step6-bank" --image "synthetic:${BANK_IMAGE:-8192x8192}" --filter-width 3 \
                --reps "${BANK_REPS:-20}" --csv "$@"
@@ -190,5 +199,37 @@ case "$name" in
   fft-product) exec "$sweep" --steps 8 --images "${BLOCKS_IMAGE:-8192x8192}" \
              --filters random:3,random:31,random:63 --set product=separate,fused --set size=smooth,pow2 \
              --reps "${BLOCKS_REPS:-10}" --no-check --output "$out" "$@" ;;
+  fft-tuning|fft-strips)
+    reps="${BLOCKS_REPS:-10}"
+    run() {  # image, product, knobs, size: one row, with the kernels VkFFT ran per axis
+      local note row
+      row=$(CLCONV_VKFFT="$3" CLCONV_FFT_SIZE="$4" "$bin/step8-fft" --image "synthetic:$1" \
+              --filter random:31 --product "$2" --reps "$reps" --csv "${@:5}" 2> "$tmp.note" | tail -n 1) ||
+        { echo "$name: $1 $2 '$3' '$4' failed: $(tail -n 1 "$tmp.note")" >&2; return 0; }
+      note=$(sed -n 's/.*VkFFT kernels per axis \([0-9+]*\).*/\1/p' "$tmp.note")
+      echo "\"$3\",${4:-smooth},$note,$row" >> "$tmp"
+      echo "$name: $1 $2 '$3' ${4:-smooth}: $(cut -d, -f13 <<< "$row") ms, kernels per axis $note" >&2
+    }
+    header=$("$bin/step8-fft" --image synthetic:64x64 --filter box:3 --reps 1 --csv "$@" 2> /dev/null | head -n 1)
+    echo "vkfft,fft_size,axis_kernels,$header" > "$tmp"
+    if [[ $name == fft-strips ]]; then
+      for image in 8192x8192 8192x4170 8192x2070 8192x1020; do
+        for product in fused separate; do run "$image" "$product" "" "" "$@"; done
+      done
+    else
+      image="${FFT_IMAGE:-8192x8192}"
+      for knobs in "" registerBoost=2,registerBoostNonPow2=1 registerBoost=4,registerBoostNonPow2=1 \
+                   registerBoostNonPow2=1 useLUT=1 coalescedMemory=64 coalescedMemory=128 aimThreads=64 \
+                   aimThreads=256 performBandwidthBoost=2 disableMergeSequencesR2C=1 sharedMemorySize=98304; do
+        run "$image" fused "$knobs" "" "$@"
+      done
+      for size in ${FFT_SIZES:-8400x8400 8448x8448 8640x8640 8960x8960 9216x9216 8320x8320 8232x8400 8400x8232}; do
+        run "$image" fused "" "$size" "$@"
+        run "$image" fused registerBoost=2,registerBoostNonPow2=1 "$size" "$@"
+      done
+      run "$image" separate "" "" "$@"
+      run "$image" separate registerBoost=2,registerBoostNonPow2=1 "" "$@"
+    fi
+    mv "$tmp" "$out" ;;
   *) echo "experiments.sh: unknown experiment '$name'" >&2; exit 2 ;;
 esac

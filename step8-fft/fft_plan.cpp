@@ -5,6 +5,8 @@
 #include <vkFFT.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <sstream>
 
 #include "common/errors.hpp"
 
@@ -31,6 +33,42 @@ void check(VkFFTResult result, const std::string& what) {
     throw Error("VkFFT: " + what + " failed with error " + std::to_string(static_cast<int>(result)));
 }
 
+// CLCONV_VKFFT="key=value,...": VkFFT's tuning knobs, for bench/experiments.sh
+// fft (docs/step8-fft.md). Unknown keys are refused.
+void apply_tuning(VkFFTConfiguration& config) {
+  const char* text = std::getenv("CLCONV_VKFFT");
+  if (!text || !*text) return;
+  std::stringstream items(text);
+  std::string item;
+  while (std::getline(items, item, ',')) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos) throw Error("CLCONV_VKFFT: '" + item + "' is not key=value");
+    const std::string key = item.substr(0, eq);
+    char* end = nullptr;
+    const unsigned long long value = std::strtoull(item.c_str() + eq + 1, &end, 10);
+    if (eq + 1 == item.size() || *end) throw Error("CLCONV_VKFFT: '" + item + "' needs a whole number");
+    if (key == "registerBoost") config.registerBoost = value;
+    else if (key == "registerBoostNonPow2") config.registerBoostNonPow2 = value;
+    else if (key == "registerBoost4Step") config.registerBoost4Step = value;
+    else if (key == "coalescedMemory") config.coalescedMemory = value;
+    else if (key == "aimThreads") config.aimThreads = value;
+    else if (key == "useLUT") config.useLUT = value;
+    else if (key == "performBandwidthBoost") config.performBandwidthBoost = value;
+    else if (key == "disableMergeSequencesR2C") config.disableMergeSequencesR2C = value;
+    else if (key == "numSharedBanks") config.numSharedBanks = value;
+    else if (key == "maxThreadsNum") config.maxThreadsNum = value;
+    else if (key == "sharedMemorySize") config.sharedMemorySize = value;
+    else throw Error("CLCONV_VKFFT: unknown key '" + key + "'");
+  }
+}
+
+std::string uploads(const VkFFTApplication& app) {
+  std::string text;
+  for (int a = 0; a < 2; ++a)
+    text += (a ? "+" : "") + std::to_string(app.localFFTPlan->numAxisUploads[a]);
+  return text;
+}
+
 }  // namespace
 
 FftPlan::FftPlan(DeviceContext& device, std::size_t P_, std::size_t Q_, FftProduct product_)
@@ -51,6 +89,7 @@ FftPlan::FftPlan(DeviceContext& device, std::size_t P_, std::size_t Q_, FftProdu
   config.context = &impl->context_id;
   config.bufferSize = &impl->bytes;
   config.buffer = &impl->scratch_id;
+  apply_tuning(config);
   const std::string what = std::to_string(P) + "x" + std::to_string(Q) + " transform";
   if (product == FftProduct::fused) {
     impl->kernel = cl::Buffer(impl->context, CL_MEM_READ_WRITE, impl->bytes);
@@ -68,6 +107,7 @@ FftPlan::FftPlan(DeviceContext& device, std::size_t P_, std::size_t Q_, FftProdu
   }
   check(initializeVkFFT(&impl->app, config), "planning a " + what);
   impl->ready = true;
+  axis_uploads = uploads(impl->app);
   setup_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 

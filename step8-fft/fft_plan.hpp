@@ -2,6 +2,7 @@
 // OpenCL backend), in place: rows of P reals become P/2 + 1 complex values.
 #pragma once
 #include <memory>
+#include <string>
 
 #include "common/device.hpp"
 
@@ -39,6 +40,7 @@ class FftPlan {
   std::size_t P, Q;
   FftProduct product;
   double setup_ms = 0;  // building the plan (VkFFT compiles its kernels here)
+  std::string axis_uploads;  // kernels per axis, as VkFFT split them: "1+2"
 
  private:
   struct Impl;

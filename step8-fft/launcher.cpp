@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -41,6 +43,17 @@ struct Sizes {
 };
 
 Sizes sizes_for(const Problem& problem, bool pow2) {
+  // CLCONV_FFT_SIZE=PxQ: other transform sizes, for bench/experiments.sh fft.
+  const char* text = std::getenv("CLCONV_FFT_SIZE");
+  if (text && *text) {
+    unsigned long P = 0, Q = 0;
+    char x = 0, extra = 0;
+    if (std::sscanf(text, "%lu%c%lu%c", &P, &x, &Q, &extra) != 3 || x != 'x' || P % 2 ||
+        P < static_cast<unsigned long>(problem.padded.width) ||
+        Q < static_cast<unsigned long>(problem.padded.height))
+      throw Error(std::string("CLCONV_FFT_SIZE: '") + text + "' is not PxQ, P even, at least the padded image");
+    return {P, Q};
+  }
   return {transform_size(static_cast<std::size_t>(problem.padded.width), pow2),
           transform_size(static_cast<std::size_t>(problem.padded.height), pow2)};
 }
@@ -182,7 +195,7 @@ class FftStep : public Step {
     note << "transform " << s.P << "x" << s.Q << " for a " << in_width << "x" << in_height
          << " padded image; VkFFT plan "
          << (plan->setup_ms > 0 ? std::to_string(static_cast<long>(plan->setup_ms)) + " ms" : "reused")
-         << " (setup, not in the kernel times)";
+         << " (setup, not in the kernel times); VkFFT kernels per axis " << plan->axis_uploads;
     launch.note = note.str();
     plan->setup_ms = 0;  // the next launch of this size reuses it
     return launch;

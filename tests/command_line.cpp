@@ -10,6 +10,7 @@
 #include <map>
 #include <random>
 #include <sstream>
+#include <tuple>
 
 #include "common/border.hpp"
 #include "common/filter.hpp"
@@ -167,6 +168,39 @@ TEST_CASE("verify fails (exit 1) for a wrong kernel, and no temporary files stay
   CHECK_THAT(r.err, Contains("FAILED"));
   for (const auto& entry : std::filesystem::directory_iterator(conv::test::scratch_dir()))
     CHECK_THAT(entry.path().string(), !Contains(".tmp."));
+}
+
+TEST_CASE("step 8's experiment settings change the plan, keep the result, refuse nonsense",
+          "[cli][step8]") {
+  // bench/experiments.sh fft-tuning and fft-strips (docs/step8-fft.md):
+  // CLCONV_FFT_SIZE=PxQ picks the transform, CLCONV_VKFFT VkFFT's knobs.
+  const std::vector<std::string> args = {"--image", "synthetic:37x23", "--filter", "random:5",
+                                         "--reps", "1", "--verify"};
+  SECTION("a larger transform still verifies, and the note names it") {
+    const Outcome r = test::run_program("step8-fft", args, {{"CLCONV_FFT_SIZE", "64x48"}});
+    INFO(r.err);
+    CHECK(r.status == 0);
+    CHECK_THAT(r.err + r.out, Contains("transform 64x48") && Contains("VkFFT kernels per axis 1+1"));
+  }
+  SECTION("VkFFT's knobs still verify") {
+    const Outcome r = test::run_program("step8-fft", args,
+                                        {{"CLCONV_VKFFT", "registerBoost=2,registerBoostNonPow2=1,aimThreads=64"}});
+    INFO(r.err);
+    CHECK(r.status == 0);
+  }
+  SECTION("nonsense is one line and exit 1") {
+    for (const auto& [name, value, needle] :
+         std::vector<std::tuple<std::string, std::string, std::string>>{
+             {"CLCONV_FFT_SIZE", "40x40", "at least the padded image"},  // padded: 41x27
+             {"CLCONV_FFT_SIZE", "65x48", "P even"},
+             {"CLCONV_FFT_SIZE", "64x48x2", "is not PxQ"},
+             {"CLCONV_VKFFT", "nope=1", "unknown key 'nope'"},
+             {"CLCONV_VKFFT", "useLUT", "is not key=value"},
+             {"CLCONV_VKFFT", "useLUT=yes", "needs a whole number"}}) {
+      INFO(name << "=" << value);
+      expect_error(test::run_program("step8-fft", args, {{name, value}}), 1, needle);
+    }
+  }
 }
 
 TEST_CASE("the tour runs every step and prints one CSV header", "[cli][tour]") {
