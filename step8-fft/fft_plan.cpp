@@ -4,7 +4,12 @@
 
 #include <vkFFT.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
 #include <cstdlib>
 #include <sstream>
 
@@ -155,6 +160,46 @@ void FftPlan::convolve(cl::CommandQueue& queue, cl::Buffer& buffer) {
   params.buffer = &b;
   params.kernel = &k;
   check(VkFFTAppend(&impl->app, -1, &params), "the fused correlation");
+}
+
+double FftPlan::round_trip_error(cl::CommandQueue& queue) {
+  const std::size_t row = 2 * (P / 2 + 1), count = row * Q;  // floats, as the transform lays them out
+  std::vector<float> x(count, 0.0f);
+  std::uint32_t state = 12345;
+  for (std::size_t q = 0; q < Q; ++q)
+    for (std::size_t p = 0; p < P; ++p) {
+      state = state * 1664525u + 1013904223u;
+      x[q * row + p] = static_cast<float>(state >> 8) / 16777216.0f - 0.5f;
+    }
+  cl::Buffer data(impl->context, CL_MEM_READ_WRITE, impl->bytes);
+  queue.enqueueWriteBuffer(data, CL_TRUE, 0, impl->bytes, x.data());
+  float scale = 1.0f;
+  if (product == FftProduct::fused) {
+    std::vector<float> impulse(count, 0.0f);  // spectrum 1 everywhere: the correlation is x
+    impulse[0] = 1.0f;
+    queue.enqueueWriteBuffer(impl->kernel, CL_TRUE, 0, impl->bytes, impulse.data());
+    cl_command_queue q = queue();
+    cl_mem k = impl->kernel_id;
+    VkFFTLaunchParams params = {};
+    params.commandQueue = &q;
+    params.buffer = &k;
+    check(VkFFTAppend(&impl->kernel_app, -1, &params), "the self-check's impulse transform");
+    convolve(queue, data);
+  } else {
+    forward(queue, data);
+    inverse(queue, data);
+    scale = static_cast<float>(1.0 / (static_cast<double>(P) * Q));
+  }
+  std::vector<float> y(count);
+  queue.enqueueReadBuffer(data, CL_TRUE, 0, impl->bytes, y.data());
+  double worst = 0;
+  for (std::size_t q = 0; q < Q; ++q)
+    for (std::size_t p = 0; p < P; ++p) {
+      const double d = std::fabs(static_cast<double>(y[q * row + p]) * scale - x[q * row + p]);
+      if (!std::isfinite(d)) return std::numeric_limits<double>::infinity();
+      worst = std::max(worst, d);
+    }
+  return worst;
 }
 
 }  // namespace conv

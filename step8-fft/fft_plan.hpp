@@ -36,11 +36,18 @@ class FftPlan {
   void set_filter(cl::CommandQueue& queue, cl::Buffer& filter);
   // fused: the whole correlation of `buffer` in place, against set_filter's.
   void convolve(cl::CommandQueue& queue, cl::Buffer& buffer);
+  // The plan's own check, before it is trusted: pseudo-random reals through
+  // the forward and the inverse transform (fused: a correlation with a unit
+  // impulse), the largest difference from what went in, or infinity if any
+  // value came back NaN or infinite. VkFFT's kernels for some sizes are
+  // wrong on some devices (docs/step8-fft.md, "A library is checked too").
+  double round_trip_error(cl::CommandQueue& queue);
 
   std::size_t P, Q;
   FftProduct product;
   double setup_ms = 0;  // building the plan (VkFFT compiles its kernels here)
   std::string axis_uploads;  // kernels per axis, as VkFFT split them: "1+2"
+  std::string refused;       // set by the caller: sizes whose plans failed their self-check
 
  private:
   struct Impl;

@@ -4,6 +4,7 @@
 // timed apart from the kernels (the note).
 #include <algorithm>
 #include <cfloat>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -101,15 +102,19 @@ class FftStep : public Step {
     const int F = problem.filter.width;
     // The transform: P x Q reals in, Q rows of P/2 + 1 complex values out,
     // in place, so each row of the spectrum holds row_floats floats.
-    const Sizes s = sizes_for(problem, option(options, "size") == "pow2");
+    const Sizes wanted = sizes_for(problem, option(options, "size") == "pow2");
+    check_buffer_size(device, (wanted.P / 2 + 1) * 2 * wanted.Q * sizeof(float),
+                      "the " + std::to_string(wanted.P) + "x" + std::to_string(wanted.Q) + " transform");
+    // VkFFT's plan for this size: its own kernels, built and checked once
+    // (host-side setup, kept per context and size). A plan that fails its
+    // self-check gives way to the next sizes up.
+    std::shared_ptr<FftPlan> plan = plan_for(device, wanted, product(device, options));
+    const Sizes s = {plan->P, plan->Q};
     const std::size_t bytes = (s.P / 2 + 1) * 2 * s.Q * sizeof(float);
     check_buffer_size(device, bytes, "the " + std::to_string(s.P) + "x" + std::to_string(s.Q) + " transform");
     const int row_floats = static_cast<int>(2 * (s.P / 2 + 1));
     const int rows = static_cast<int>(s.Q);
     const int complex_count = row_floats / 2 * rows;
-    // VkFFT's plan for this size: its own kernels, built once (host-side
-    // setup, kept per context and size).
-    std::shared_ptr<FftPlan> plan = plan_for(device, s, product(device, options));
 
     // 1. Buffers: the padded image (dense) and the filter go in, the output
     //    comes out; the image's spectrum and the filter's stay on the device.
@@ -193,7 +198,7 @@ class FftStep : public Step {
     std::ostringstream note;
     note.precision(3);
     note << "transform " << s.P << "x" << s.Q << " for a " << in_width << "x" << in_height
-         << " padded image; VkFFT plan "
+         << " padded image" << plan->refused << "; VkFFT plan "
          << (plan->setup_ms > 0 ? std::to_string(static_cast<long>(plan->setup_ms)) + " ms" : "reused")
          << " (setup, not in the kernel times); VkFFT kernels per axis " << plan->axis_uploads;
     launch.note = note.str();
@@ -204,13 +209,39 @@ class FftStep : public Step {
  private:
   // VkFFT compiles its kernels when planning (seconds on a CPU device), so
   // plans are kept per context and size for the life of the step.
+  // Each new plan first passes its self-check (FftPlan::round_trip_error):
+  // on PoCL, VkFFT's kernels for some sizes (3528x3528, 8232x8232) turn an
+  // image into infinities. Such a plan gives way to the next sizes up, at
+  // most three times, and the note says so; a size set by CLCONV_FFT_SIZE
+  // is not changed, only refused.
   std::shared_ptr<FftPlan> plan_for(DeviceContext& device, Sizes s, FftProduct product) {
     const auto key = std::make_tuple(device.context()(), s.P, s.Q, product);
     auto it = plans.find(key);
     if (it != plans.end()) return it->second;
-    auto plan = std::make_shared<FftPlan>(device, s.P, s.Q, product);
-    plans[key] = plan;
-    return plan;
+    const char* forced = std::getenv("CLCONV_FFT_SIZE");
+    const bool fixed = forced && *forced;
+    std::string refused;  // the sizes whose plans failed, for the note
+    double spent = 0;     // and the time they took, set-up too
+    for (int attempt = 0;; ++attempt) {
+      auto plan = std::make_shared<FftPlan>(device, s.P, s.Q, product);
+      const auto t0 = std::chrono::steady_clock::now();
+      const double error = plan->round_trip_error(device.queue());
+      plan->setup_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      const std::string size = std::to_string(s.P) + "x" + std::to_string(s.Q);
+      if (error <= 1e-3) {  // a correct plan is off by about log2(P Q) eps: 1e-6 here
+        plan->setup_ms += spent;
+        if (!refused.empty()) plan->refused = " (VkFFT's " + refused + " failed its self-check here)";
+        plans[key] = plan;
+        return plan;
+      }
+      std::ostringstream what;
+      what << "VkFFT's " << size << " transform failed its self-check on this device (round trip off by "
+           << error << ")" << (fixed ? "" : attempt == 2 ? ", as did the two sizes before it" : "");
+      if (fixed || attempt == 2) throw Error(what.str());
+      refused += (refused.empty() ? "" : ", ") + size;
+      spent += plan->setup_ms;
+      s = {transform_size(s.P + 1, false), transform_size(s.Q + 1, false)};
+    }
   }
   std::map<std::tuple<cl_context, std::size_t, std::size_t, FftProduct>, std::shared_ptr<FftPlan>> plans;
 
