@@ -8,10 +8,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
-#include <limits>
-#include <vector>
 #include <cstdlib>
+#include <limits>
 #include <sstream>
+#include <vector>
 
 #include "common/errors.hpp"
 
@@ -65,6 +65,18 @@ void apply_tuning(VkFFTConfiguration& config) {
     else if (key == "sharedMemorySize") config.sharedMemorySize = value;
     else throw Error("CLCONV_VKFFT: unknown key '" + key + "'");
   }
+}
+
+// One of the application's transforms of `buffer` on `queue` (direction -1
+// forward, 1 inverse; `kernel`: the filter's spectrum, for the fused product).
+void append(VkFFTApplication& app, cl::CommandQueue& queue, cl_mem buffer, int direction,
+            const std::string& what, cl_mem kernel = nullptr) {
+  cl_command_queue q = queue();
+  VkFFTLaunchParams params = {};
+  params.commandQueue = &q;
+  params.buffer = &buffer;
+  if (kernel) params.kernel = &kernel;
+  check(VkFFTAppend(&app, direction, &params), what);
 }
 
 std::string uploads(const VkFFTApplication& app) {
@@ -124,42 +136,20 @@ FftPlan::~FftPlan() {
 std::size_t FftPlan::buffer_bytes() const { return (P / 2 + 1) * 2 * Q * sizeof(float); }
 
 void FftPlan::forward(cl::CommandQueue& queue, cl::Buffer& buffer) {
-  cl_command_queue q = queue();
-  cl_mem b = buffer();
-  VkFFTLaunchParams params = {};
-  params.commandQueue = &q;
-  params.buffer = &b;
-  check(VkFFTAppend(&impl->app, -1, &params), "the forward transform");
+  append(impl->app, queue, buffer(), -1, "the forward transform");
 }
 
 void FftPlan::inverse(cl::CommandQueue& queue, cl::Buffer& buffer) {
-  cl_command_queue q = queue();
-  cl_mem b = buffer();
-  VkFFTLaunchParams params = {};
-  params.commandQueue = &q;
-  params.buffer = &b;
-  check(VkFFTAppend(&impl->app, 1, &params), "the inverse transform");
+  append(impl->app, queue, buffer(), 1, "the inverse transform");
 }
 
 void FftPlan::set_filter(cl::CommandQueue& queue, cl::Buffer& filter) {
-  cl_command_queue q = queue();
-  cl_mem b = impl->kernel_id;
   queue.enqueueCopyBuffer(filter, impl->kernel, 0, 0, impl->bytes);
-  VkFFTLaunchParams params = {};
-  params.commandQueue = &q;
-  params.buffer = &b;
-  check(VkFFTAppend(&impl->kernel_app, -1, &params), "the filter's forward transform");
+  append(impl->kernel_app, queue, impl->kernel_id, -1, "the filter's forward transform");
 }
 
 void FftPlan::convolve(cl::CommandQueue& queue, cl::Buffer& buffer) {
-  cl_command_queue q = queue();
-  cl_mem b = buffer();
-  cl_mem k = impl->kernel_id;
-  VkFFTLaunchParams params = {};
-  params.commandQueue = &q;
-  params.buffer = &b;
-  params.kernel = &k;
-  check(VkFFTAppend(&impl->app, -1, &params), "the fused correlation");
+  append(impl->app, queue, buffer(), -1, "the fused correlation", impl->kernel_id);
 }
 
 double FftPlan::round_trip_error(cl::CommandQueue& queue) {
@@ -178,12 +168,7 @@ double FftPlan::round_trip_error(cl::CommandQueue& queue) {
     std::vector<float> impulse(count, 0.0f);  // spectrum 1 everywhere: the correlation is x
     impulse[0] = 1.0f;
     queue.enqueueWriteBuffer(impl->kernel, CL_TRUE, 0, impl->bytes, impulse.data());
-    cl_command_queue q = queue();
-    cl_mem k = impl->kernel_id;
-    VkFFTLaunchParams params = {};
-    params.commandQueue = &q;
-    params.buffer = &k;
-    check(VkFFTAppend(&impl->kernel_app, -1, &params), "the self-check's impulse transform");
+    append(impl->kernel_app, queue, impl->kernel_id, -1, "the self-check's impulse transform");
     convolve(queue, data);
   } else {
     forward(queue, data);

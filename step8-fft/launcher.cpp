@@ -41,6 +41,7 @@ std::size_t transform_size(std::size_t size, bool pow2) {
 
 struct Sizes {
   std::size_t P, Q;
+  bool forced = false;  // set by CLCONV_FFT_SIZE: refused if its plan fails, never replaced
 };
 
 Sizes sizes_for(const Problem& problem, bool pow2) {
@@ -53,7 +54,7 @@ Sizes sizes_for(const Problem& problem, bool pow2) {
         P < static_cast<unsigned long>(problem.padded.width) ||
         Q < static_cast<unsigned long>(problem.padded.height))
       throw Error(std::string("CLCONV_FFT_SIZE: '") + text + "' is not PxQ, P even, at least the padded image");
-    return {P, Q};
+    return {P, Q, true};
   }
   return {transform_size(static_cast<std::size_t>(problem.padded.width), pow2),
           transform_size(static_cast<std::size_t>(problem.padded.height), pow2)};
@@ -102,16 +103,13 @@ class FftStep : public Step {
     const int F = problem.filter.width;
     // The transform: P x Q reals in, Q rows of P/2 + 1 complex values out,
     // in place, so each row of the spectrum holds row_floats floats.
-    const Sizes wanted = sizes_for(problem, option(options, "size") == "pow2");
-    check_buffer_size(device, (wanted.P / 2 + 1) * 2 * wanted.Q * sizeof(float),
-                      "the " + std::to_string(wanted.P) + "x" + std::to_string(wanted.Q) + " transform");
     // VkFFT's plan for this size: its own kernels, built and checked once
     // (host-side setup, kept per context and size). A plan that fails its
     // self-check gives way to the next sizes up.
-    std::shared_ptr<FftPlan> plan = plan_for(device, wanted, product(device, options));
+    std::shared_ptr<FftPlan> plan =
+        plan_for(device, sizes_for(problem, option(options, "size") == "pow2"), product(device, options));
     const Sizes s = {plan->P, plan->Q};
-    const std::size_t bytes = (s.P / 2 + 1) * 2 * s.Q * sizeof(float);
-    check_buffer_size(device, bytes, "the " + std::to_string(s.P) + "x" + std::to_string(s.Q) + " transform");
+    const std::size_t bytes = plan->buffer_bytes();
     const int row_floats = static_cast<int>(2 * (s.P / 2 + 1));
     const int rows = static_cast<int>(s.Q);
     const int complex_count = row_floats / 2 * rows;
@@ -212,22 +210,21 @@ class FftStep : public Step {
   // Each new plan first passes its self-check (FftPlan::round_trip_error):
   // on PoCL, VkFFT's kernels for some sizes (3528x3528, 8232x8232) turn an
   // image into infinities. Such a plan gives way to the next sizes up, at
-  // most three times, and the note says so; a size set by CLCONV_FFT_SIZE
-  // is not changed, only refused.
+  // most twice, and the note says so; a size set by CLCONV_FFT_SIZE is not
+  // changed, only refused. Every size tried must fit the device's buffers.
   std::shared_ptr<FftPlan> plan_for(DeviceContext& device, Sizes s, FftProduct product) {
     const auto key = std::make_tuple(device.context()(), s.P, s.Q, product);
     auto it = plans.find(key);
     if (it != plans.end()) return it->second;
-    const char* forced = std::getenv("CLCONV_FFT_SIZE");
-    const bool fixed = forced && *forced;
     std::string refused;  // the sizes whose plans failed, for the note
     double spent = 0;     // and the time they took, set-up too
     for (int attempt = 0;; ++attempt) {
+      const std::string size = std::to_string(s.P) + "x" + std::to_string(s.Q);
+      check_buffer_size(device, (s.P / 2 + 1) * 2 * s.Q * sizeof(float), "the " + size + " transform");
       auto plan = std::make_shared<FftPlan>(device, s.P, s.Q, product);
       const auto t0 = std::chrono::steady_clock::now();
       const double error = plan->round_trip_error(device.queue());
       plan->setup_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-      const std::string size = std::to_string(s.P) + "x" + std::to_string(s.Q);
       if (error <= 1e-3) {  // a correct plan is off by about log2(P Q) eps: 1e-6 here
         plan->setup_ms += spent;
         if (!refused.empty()) plan->refused = " (VkFFT's " + refused + " failed its self-check here)";
@@ -236,8 +233,8 @@ class FftStep : public Step {
       }
       std::ostringstream what;
       what << "VkFFT's " << size << " transform failed its self-check on this device (round trip off by "
-           << error << ")" << (fixed ? "" : attempt == 2 ? ", as did the two sizes before it" : "");
-      if (fixed || attempt == 2) throw Error(what.str());
+           << error << ")" << (s.forced ? "" : attempt == 2 ? ", as did the two sizes before it" : "");
+      if (s.forced || attempt == 2) throw Error(what.str());
       refused += (refused.empty() ? "" : ", ") + size;
       spent += plan->setup_ms;
       s = {transform_size(s.P + 1, false), transform_size(s.Q + 1, false)};
