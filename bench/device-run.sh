@@ -6,12 +6,14 @@
 #   OUT=/some/folder bench/device-run.sh [NVIDIA_OPENCL_LIBRARY]
 # Writes the CSVs and logs into $OUT. Each part runs even if another fails;
 # PARTS picks some: tour conformance seed001 seed000 seed004 vector blocks
-# unroll tuning inline perf kernelinfo ptxmix buildtime torch cupy bank volume
-# histogram histpeers verify
+# unroll tuning inline perf kernelinfo ptxmix buildtime torch cupy cufft bank
+# volume histogram histpeers verify
 # (default: the first five). verify: the conformance suite and a few timed
 # runs of every step, the bank and the volume (verify-kernels-TAG.txt), a quick check
 # that a change to the kernels or launchers kept them correct and as fast. TAG names the device in the CSVs' names
-# (default h100). The peers need python3 with torch and cupy; histpeers also
+# (default h100). cufft: steps 6 and 8 beside correlation through cuFFT
+# (bench/cupy_fftconvolve.py), F = 3 to 63 on 8192x8192, in cufft-TAG.csv.
+# The peers need python3 with torch and cupy; histpeers also
 # runs build/bin/cub-histogram when it is there (bench/build-cub-histogram.sh).
 # KERNELINFO_SETS: extra kernel-info runs, "F:NAME=V,NAME=V F:..." each;
 # PTXMIX_SETS: the kernels ptxmix counts besides the defaults, "F:NAME=V,..."
@@ -136,6 +138,11 @@ for part in ${PARTS:-tour conformance seed001 seed000 seed004}; do
     cupy)
       python3 bench/cupy_correlate.py --size 8192x8192 --filters 3,5,7,15,31 \
         > "$OUT/cupy-$tag.csv" 2>> "$log" ;;
+    cufft)  # step 8 beside cuFFT (CuPy) and step 6, in one run
+      { build/bin/sweep --steps 6,8 --images 8192x8192 --filters random:3,random:7,random:15,random:31,random:63 \
+          --wgs auto --set product=fused --reps 20 --no-check
+        python3 bench/cupy_fftconvolve.py --size 8192x8192 --filters 3,7,15,31,63 | tail -n +2; } \
+        > "$OUT/cufft-$tag.csv" 2>> "$log" ;;
     *)
       bench/experiments.sh "$part" "$tag" 2>> "$log" ;;
   esac

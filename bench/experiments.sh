@@ -59,7 +59,13 @@
 #            $DIRECT_IMAGE (default 8192x8192): the sweep behind a GPU's
 #            default of no tile; direct-f7: F = 7 alone without the tile,
 #            weights constant or compiled in, blocks 4x2 to 8x8 and 4x16,
-#            work-groups 32x4 to 256x1 (the search for its missed goal)
+#            work-groups 32x4 to 512x1 (the search for its missed goal)
+#   direct-cpu  the same choice on a CPU: step 6 with and without the tile,
+#            blocks 8x4, 16x4, 16x8, work-groups 16x16 and 32x4, box:3 and
+#            box:5 on $DIRECT_IMAGE (default 2048x2048), the whole sweep run
+#            $DIRECT_ROUNDS times (default 3) and each row's median of the
+#            rounds kept (a 2-core machine's launches come in two speeds):
+#            the sweep behind a CPU's default of no tile at F = 3
 #   fft-product  step 8's spectra product apart or inside VkFFT's
 #            convolution mode, smooth and power-of-two sizes, F = 3, 31, 63
 #   fft-tuning  step 8 at random:31 on $FFT_IMAGE (default 8192x8192) with
@@ -71,8 +77,13 @@
 #            1020 high (transforms 8232 wide and 8232, 4200, 2100, 1050
 #            high), the same columns as fft-tuning: does a column that fits
 #            one VkFFT kernel make a strip of the image cheaper per pixel?
-# bank and volume run their own executables (build/bin/step6-bank,
-# build/bin/step6-volume); extra options go to them.
+#   pocl-affinity  a CPU device's two speeds: step 6 at box:5 on
+#            $AFFINITY_IMAGE (default 2048x2048), $AFFINITY_RUNS processes
+#            (default 8) each with PoCL's threads left to the operating system
+#            (POCL_AFFINITY=0) and pinned to cores (1, the harness's default),
+#            in turn; one row per process, its variant naming the setting
+# bank, volume and pocl-affinity run their own executables (build/bin/step6-bank,
+# build/bin/step6-volume, build/bin/step6-multioutput); extra options go to them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 name="${1:?usage: bench/experiments.sh NAME TAG [sweep options]}"
@@ -178,8 +189,41 @@ case "$name" in
     { cat "${out%.csv}.part1.csv"; tail -n +2 "${out%.csv}.part2.csv"; } > "$out"
     rm -f "${out%.csv}.part1.csv" "${out%.csv}.part2.csv" ;;
   direct-f7) exec "$sweep" --steps 6 --images "${DIRECT_IMAGE:-8192x8192}" --filters random:7 \
-             --wgs 32x4,32x8,64x4,128x2,256x1 --set tile=off --set unroll=on --set weights=constant,inline \
-             --set block=4x2,4x4,4x8,8x2,8x4,8x8,4x16 --reps "${DIRECT_REPS:-20}" --no-check --output "$out" "$@" ;;
+             --wgs 32x4,32x8,64x4,128x2,256x1,512x1 --set tile=off --set unroll=on --set weights=constant,inline \
+             --set block=4x2,4x4,4x6,4x8,4x10,4x12,8x2,8x4,8x6,8x8,4x16 --reps "${DIRECT_REPS:-20}" --no-check \
+             --output "$out" "$@" ;;
+  pocl-affinity)
+    { for run in $(seq "${AFFINITY_RUNS:-8}"); do
+        for affinity in 0 1; do
+          POCL_AFFINITY=$affinity "$bin/step6-multioutput" --image "synthetic:${AFFINITY_IMAGE:-2048x2048}" \
+            --filter box:5 --reps 21 --csv "$@" |
+            awk -v a="$affinity" -v run="$run" -F, 'BEGIN { OFS = "," }
+              NR == 1 { if (run == 1 && a == 0) print; next } { $5 = "POCL_AFFINITY=" a; print }'
+        done
+      done; } > "$tmp"
+    mv "$tmp" "$out"; exit 0 ;;
+  direct-cpu)
+    image="${DIRECT_IMAGE:-2048x2048}" reps="${DIRECT_REPS:-21}"
+    rounds=()
+    for round in $(seq "${DIRECT_ROUNDS:-3}"); do
+      "$sweep" --steps 6 --images "$image" --filters box:3,box:5 --wgs 16x16,32x4 --set tile=on,off \
+        --set block=8x4,16x4,16x8 --reps "$reps" --no-check --output "${out%.csv}.round$round.csv" "$@"
+      rounds+=("${out%.csv}.round$round.csv")
+    done
+    python3 - "$out" "${rounds[@]}" <<'PY'
+import csv, statistics, sys
+out, paths = sys.argv[1], sys.argv[2:]
+rounds = [list(csv.DictReader(open(p))) for p in paths]
+key = lambda r: (r["variant"], r["wg"], r["filter"], r["width"], r["height"])
+with open(out + ".tmp", "w", newline="") as f:
+    w = csv.DictWriter(f, fieldnames=list(rounds[0][0].keys()), lineterminator="\n")
+    w.writeheader()
+    for row in rounds[0]:
+        same = sorted((r for rs in rounds for r in rs if key(r) == key(row)), key=lambda r: float(r["median_ms"]))
+        w.writerow(same[len(same) // 2])  # the round whose median is the median
+PY
+    mv "$out.tmp" "$out"
+    rm -f "${rounds[@]}" ;;
   separable-direct)
     image="${BLOCKS_IMAGE:-8192x8192}" filters="${DIRECT_FILTERS:-box:3,box:31,box:63}"
     reps="${BLOCKS_REPS:-10}"

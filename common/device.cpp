@@ -87,10 +87,19 @@ std::string prepare_pocl_cache() {
   return note;
 }
 
+// PoCL's CPU driver runs a work-group's loops on one thread per core and,
+// unless asked, lets the operating system move those threads between
+// cores. On a 2-core machine that made a process's launches come in two
+// speeds, a run's median up to twice another's (docs/results.md, "How the
+// CPU is measured"). POCL_AFFINITY=1 pins thread k to core k; a value the
+// environment already sets is kept.
+void prepare_pocl_threads() { ::setenv("POCL_AFFINITY", "1", 0); }
+
 }  // namespace
 
 std::vector<DeviceEntry> enumerate_devices() {
   prepare_pocl_cache();
+  prepare_pocl_threads();
   std::vector<cl::Platform> platforms;
   try {
     cl::Platform::get(&platforms);

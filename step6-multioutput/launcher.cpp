@@ -79,8 +79,11 @@ class MultiOutputStep : public Step {
     check_bank_options(options);
   }
   std::string embedded_source() const override { return embedded::step6_multioutput_kernel; }
-  std::pair<int, int> default_work_group(const DeviceFacts& facts, int) const override {
-    return facts.is_gpu ? std::pair<int, int>{32, 4} : std::pair<int, int>{16, 16};
+  // 32x4 on a GPU; on a CPU 32x4 too where the blocks read without the tile
+  // (F <= 3), else 16x16 (bench/experiments.sh direct-cpu).
+  std::pair<int, int> default_work_group(const DeviceFacts& facts, int filter_width) const override {
+    return facts.is_gpu || step6_direct_by_default(facts, filter_width) ? std::pair<int, int>{32, 4}
+                                                                         : std::pair<int, int>{16, 16};
   }
   // A --kernel file stands for convolve.cl's `convolve`: --bank 2 to 16
   // build bank.cl, and --tile off runs convolve_direct.
@@ -364,7 +367,7 @@ class MultiOutputStep : public Step {
       return {bx, by};
     }
     if (bank(options) > 1) return default_bank_block(bank(options));
-    if (tile_off(device, options, F)) return step6_direct_block(F);
+    if (tile_off(device, options, F)) return step6_direct_block(device.facts(), F);
     return step6_block_that_fits(device.facts(), F, vectors, weights_place(device, options, F) == "local",
                                  options.wg_x, options.wg_y);
   }

@@ -28,12 +28,22 @@ bool step6_flat_copy_by_default(const DeviceFacts& facts) { return facts.is_gpu;
 // On a GPU the blocks read the input straight through the caches at every
 // width: faster than with the tile at each width the H200 sweep ran, F = 3
 // to 31 (bench/experiments.sh direct, docs/results/direct-h200.csv). On a
-// CPU the tile stays.
-bool step6_direct_by_default(const DeviceFacts& facts, int) { return facts.is_gpu; }
+// CPU only up to F = 3, where the kernel moves data more than it computes
+// (bench/experiments.sh direct-cpu, docs/results/direct-cpu-pocl.csv);
+// above, the vector shape with its tile is faster.
+bool step6_direct_by_default(const DeviceFacts& facts, int filter_width) {
+  return facts.is_gpu || filter_width <= 3;
+}
 
-std::pair<int, int> step6_direct_block(int filter_width) {
-  // The H200's fastest with the 32x4 work-group: 4x4 up to F = 15 (4x8 is
-  // 2 % faster at F = 7), 8x4 above (docs/results/direct-h200.csv).
+std::pair<int, int> step6_direct_block(const DeviceFacts& facts, int filter_width) {
+  // A CPU's: 16x8 with a 32x4 work-group, the fastest on PoCL at 2048x2048
+  // (direct-cpu-pocl.csv).
+  if (!facts.is_gpu) return {16, 8};
+  // The H200's fastest with the 32x4 work-group: 4x4 up to F = 15, 8x4
+  // above (docs/results/direct-h200.csv); at F = 7, where the arithmetic
+  // and the copy take about as long, 4x10 (the wider search,
+  // docs/results/direct-f7-h200.csv).
+  if (filter_width == 7) return {4, 10};
   return filter_width <= 15 ? std::pair<int, int>{4, 4} : std::pair<int, int>{8, 4};
 }
 
@@ -74,7 +84,7 @@ std::map<std::string, std::string> step6_default_settings(const DeviceFacts& fac
                               : !direct && step6_weights_local_by_default(facts, F) ? "local"
                                                                                     : "constant";
   const auto [bx, by] =
-      direct ? step6_direct_block(F) : step6_block_that_fits(facts, F, vectors, weights == "local", wg_x, wg_y);
+      direct ? step6_direct_block(facts, F) : step6_block_that_fits(facts, F, vectors, weights == "local", wg_x, wg_y);
   const bool unroll = vectors ? F <= 7 : step6_unroll_rows_by_default(facts, F, weights == "inline");
   return {{"block", std::to_string(bx) + "x" + std::to_string(by)},
           {"copy", step6_flat_copy_by_default(facts) ? "flat" : "rows"},

@@ -36,7 +36,7 @@ bool step6_flat_copy_by_default(const DeviceFacts& facts);
 bool step6_direct_by_default(const DeviceFacts& facts, int filter_width);
 
 // The block --block auto gives without the tile (--tile off).
-std::pair<int, int> step6_direct_block(int filter_width);
+std::pair<int, int> step6_direct_block(const DeviceFacts& facts, int filter_width);
 
 // Whether each block row is one vector (--shape vectors) when --shape is auto.
 bool step6_vector_block_by_default(const DeviceFacts& facts, int filter_width);

@@ -3,11 +3,13 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <sstream>
 
 #include "common/border.hpp"
+#include "common/device.hpp"
 #include "common/errors.hpp"
 #include "common/filter.hpp"
 #include "common/image.hpp"
@@ -476,4 +478,19 @@ TEST_CASE("local memory over the limit is refused with both numbers", "[device][
                         Contains(std::to_string(limit)));
   CHECK_NOTHROW(check_local_memory(device, kernel, 1024, "a small tile"));
   CHECK_THROWS_WITH(make_kernel(program, "convolve", "k.cl"), Contains("no kernel named 'convolve'"));
+}
+
+// PoCL's threads are pinned to cores (POCL_AFFINITY=1) before the first
+// OpenCL call, unless the environment already chose.
+TEST_CASE("enumerating the devices pins PoCL's threads unless the environment says otherwise", "[device]") {
+  const char* before = std::getenv("POCL_AFFINITY");
+  const std::string saved = before ? before : "";
+  ::setenv("POCL_AFFINITY", "0", 1);
+  enumerate_devices();
+  CHECK(std::string(std::getenv("POCL_AFFINITY")) == "0");
+  ::unsetenv("POCL_AFFINITY");
+  enumerate_devices();
+  REQUIRE(std::getenv("POCL_AFFINITY") != nullptr);
+  CHECK(std::string(std::getenv("POCL_AFFINITY")) == "1");
+  if (before) ::setenv("POCL_AFFINITY", saved.c_str(), 1);
 }

@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""Correlation through cuFFT (CuPy) on the same problem as step 8, for its
+lesson: a random W x H float32 image, a random F x F filter, zero border,
+output the same size, anchor at F//2 (odd F only), median of N timed calls
+with CUDA events after warm-up calls (the first ones plan the transforms;
+CuPy keeps the plans in its cache).
+
+Three forms, each a row:
+  fftconvolve   cupyx.scipy.signal.fftconvolve(image, flipped filter,
+                mode="same"): the one call a user would write; it transforms
+                the filter on every call.
+  rfft2         cuFFT at its best, step 8's own recipe: the filter's spectrum
+                computed once, outside the timing; each call pads the image to
+                the next fast transform size (cupyx.scipy.fft.next_fast_len),
+                rfft2, multiplies the spectra in place, irfft2 (overwrite_x, so
+                CuPy does not copy its input first), and crops.
+  transforms only  rfft2 and irfft2 of the padded image and nothing else:
+                the floor for any correlation through cuFFT at that size.
+
+    python3 bench/cupy_fftconvolve.py --size 8192x8192 --filters 3,7,15,31,63 > cufft.csv
+
+Prints CSV with the project's shared columns, one row per filter and form;
+the error columns compare a 256x256 corner with a float64 direct
+correlation of it (empty for the transforms alone).
+"""
+import argparse
+import datetime
+import statistics
+import sys
+
+import cupy
+import cupyx.scipy.fft as cufft
+import cupyx.scipy.ndimage as ndimage
+import cupyx.scipy.signal as signal
+
+COLUMNS = ("device,driver,date,step,variant,width,height,filter,filter_width,border,wg,reps,"
+           "median_ms,min_ms,mean_ms,gflops,gbps,pct_limit,limit,speedup_serial,speedup_prev,"
+           "max_abs_err,max_rel_err").split(",")
+
+
+def timed(run, reps):
+    for _ in range(3):
+        run()
+    cupy.cuda.runtime.deviceSynchronize()
+    times = []
+    for _ in range(reps):
+        start, end = cupy.cuda.Event(), cupy.cuda.Event()
+        start.record()
+        run()
+        end.record()
+        end.synchronize()
+        times.append(cupy.cuda.get_elapsed_time(start, end))
+    return times
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--size", default="8192x8192")
+    p.add_argument("--filters", default="3,7,15,31,63")
+    p.add_argument("--reps", type=int, default=20)
+    p.add_argument("--seed", type=int, default=1)
+    a = p.parse_args()
+    w, h = (int(v) for v in a.size.lower().split("x"))
+    rng = cupy.random.default_rng(a.seed)
+    image = rng.random((h, w), dtype=cupy.float32)
+    name = cupy.cuda.runtime.getDeviceProperties(0)["name"].decode()
+    driver = "CuPy %s, cuFFT %d" % (cupy.__version__, cupy.cuda.cufft.getVersion())
+    print(",".join(COLUMNS))
+    for fw in (int(v) for v in a.filters.split(",")):
+        if fw % 2 == 0:
+            sys.exit("cupy_fftconvolve.py: odd filter widths only (anchor F//2)")
+        weight = rng.random((fw, fw), dtype=cupy.float32) * 2 - 1
+        flipped = cupy.ascontiguousarray(weight[::-1, ::-1])
+        r = fw // 2
+        P, Q = cufft.next_fast_len(h + fw - 1, real=True), cufft.next_fast_len(w + fw - 1, real=True)
+        # The filter's spectrum, once: flipped (a convolution computes the
+        # correlation), its centre moved to (0, 0) so the output needs no shift.
+        kernel = cupy.zeros((P, Q), dtype=cupy.float32)
+        kernel[:fw, :fw] = flipped
+        kernel = cupy.roll(kernel, (-r, -r), axis=(0, 1))
+        spectrum = cufft.rfft2(kernel)
+        padded = cupy.zeros((P, Q), dtype=cupy.float32)  # the zero border stays zero
+        out = cupy.empty_like(image)
+
+        def by_rfft2():
+            padded[:h, :w] = image
+            spectra = cufft.rfft2(padded)
+            cupy.multiply(spectra, spectrum, out=spectra)  # in place: no third array
+            # overwrite_x: cuFFT's inverse may reuse its input, so CuPy need not copy it first
+            full = cufft.irfft2(spectra, s=(P, Q), overwrite_x=True)
+            out[...] = full[:h, :w]
+
+        def transforms_only():  # the two transforms alone: no pad, product or crop
+            cufft.irfft2(cufft.rfft2(padded), s=(P, Q), overwrite_x=True)
+
+        forms = {"fftconvolve": lambda: signal.fftconvolve(image, flipped, mode="same"),
+                 "rfft2 P=%dxQ=%d" % (P, Q): by_rfft2,
+                 "transforms only P=%dxQ=%d" % (P, Q): transforms_only}
+        n = 256
+        crop = image[:n, :n].astype(cupy.float64)
+        ref = ndimage.correlate(crop, weight.astype(cupy.float64), mode="constant", cval=0.0)
+        mag = ndimage.correlate(cupy.abs(crop), cupy.abs(weight.astype(cupy.float64)), mode="constant")
+        k = n - r
+        for variant, run in forms.items():
+            times = timed(run, a.reps)
+            if variant.startswith("transforms only"):  # computes no correlation: no error to give
+                err_abs = err_rel = ""
+            else:
+                result = run() if variant == "fftconvolve" else (run(), out)[1]
+                err = cupy.abs(result[:k, :k].astype(cupy.float64) - ref[:k, :k])
+                rel = err / cupy.maximum(mag[:k, :k], 1e-30)
+                err_abs, err_rel = "%.3g" % float(err.max()), "%.3g" % float(rel.max())
+            med = statistics.median(times)
+            nbytes = 4.0 * ((w + fw - 1) * (h + fw - 1) + w * h)  # as the steps count: padded in, out
+            row = {"device": name, "driver": driver, "date": datetime.date.today().isoformat(),
+                   "step": "cupy.fft", "variant": variant, "width": w, "height": h,
+                   "filter": "random:%d" % fw, "filter_width": fw, "border": "zero", "wg": "",
+                   "reps": a.reps, "median_ms": "%.6g" % med, "min_ms": "%.6g" % min(times),
+                   "mean_ms": "%.6g" % statistics.mean(times),
+                   "gflops": "%.6g" % (2.0 * fw * fw * w * h / med / 1e6),
+                   "gbps": "%.6g" % (nbytes / med / 1e6), "max_abs_err": err_abs, "max_rel_err": err_rel}
+            print(",".join('"%s"' % row[c] if "," in str(row.get(c, "")) else str(row.get(c, ""))
+                           for c in COLUMNS))
+            sys.stdout.flush()
+        del kernel, spectrum, padded, out
+        cupy.get_default_memory_pool().free_all_blocks()
+
+
+if __name__ == "__main__":
+    main()
