@@ -12,6 +12,10 @@
 #     CROSSOVER_REPS=3 bench/crossover.sh pocl 2048x2048
 # Writes docs/results/crossover-TAG.csv (or $RESULTS/crossover-TAG.csv);
 # CROSSOVER_KEEP=1 keeps the parts' CSVs (.crossover-TAG-PART.csv) beside it.
+# CROSSOVER_ROUNDS=N (default 1) runs each part's sweep N times, each in its
+# own process, and keeps each row's median of the rounds
+# (bench/median_of_rounds.py): on a CPU one process can run slower than the
+# next (docs/results.md, "How the CPU is measured").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tag="${1:?usage: bench/crossover.sh TAG IMAGE [device options]}"
@@ -26,15 +30,26 @@ tmp="$out/.crossover-$tag"
 # CROSSOVER_PARTS runs some of the three (with CROSSOVER_KEEP=1 the parts of an
 # earlier run are merged too); every step runs its default work-group (--wgs auto).
 parts="${CROSSOVER_PARTS:-direct fft separable}"
+rounds="${CROSSOVER_ROUNDS:-1}"
+sweep() {  # sweep OUT.csv [sweep options]: $rounds runs merged into OUT.csv
+  local out="$1" k files=()
+  shift
+  for k in $(seq "$rounds"); do
+    build/bin/sweep "$@" --output "$out.round$k.csv"
+    files+=("$out.round$k.csv")
+  done
+  python3 bench/median_of_rounds.py "$out" "${files[@]}"
+  rm -f "${files[@]}"
+}
 for part in $parts; do
   case "$part" in
-    direct) build/bin/sweep --steps 6 --images "$image" --filters "$(list random)" --reps "$reps" \
-              --wgs auto --no-check --output "$tmp-direct.csv" "$@" ;;
-    fft) build/bin/sweep --steps 8 --images "$image" --filters "$(list random)" --reps "$reps" \
-           --wgs auto --set product=separate,fused --no-check --output "$tmp-fft.csv" "$@" ;;
-    separable) build/bin/sweep --steps 7 --variants passes,fused --images "$image" \
+    direct) sweep "$tmp-direct.csv" --steps 6 --images "$image" --filters "$(list random)" --reps "$reps" \
+              --wgs auto --no-check "$@" ;;
+    fft) sweep "$tmp-fft.csv" --steps 8 --images "$image" --filters "$(list random)" --reps "$reps" \
+           --wgs auto --set product=separate,fused --no-check "$@" ;;
+    separable) sweep "$tmp-separable.csv" --steps 7 --variants passes,fused --images "$image" \
                  --filters "$(list box),$(list random "$full_widths")" --reps "$reps" --wgs auto \
-                 --no-check --output "$tmp-separable.csv" "$@" ;;
+                 --no-check "$@" ;;
     *) echo "crossover.sh: unknown part '$part'" >&2; exit 2 ;;
   esac
 done

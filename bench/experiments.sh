@@ -77,6 +77,10 @@
 #            1020 high (transforms 8232 wide and 8232, 4200, 2100, 1050
 #            high), the same columns as fft-tuning: does a column that fits
 #            one VkFFT kernel make a strip of the image cheaper per pixel?
+#   unroll-cpu  step 6's vector shape (a CPU's default above F = 3) with its
+#            loop over tile rows unrolled or not, box:7, box:15, box:31 on
+#            $UNROLL_IMAGE (default 2048x2048), work-group 16x16: the sweep
+#            behind a CPU's default of unrolling it up to F = 31
 #   pocl-affinity  a CPU device's two speeds: step 6 at box:5 on
 #            $AFFINITY_IMAGE (default 2048x2048), $AFFINITY_RUNS processes
 #            (default 8) each with PoCL's threads left to the operating system
@@ -192,6 +196,9 @@ case "$name" in
              --wgs 32x4,32x8,64x4,128x2,256x1,512x1 --set tile=off --set unroll=on --set weights=constant,inline \
              --set block=4x2,4x4,4x6,4x8,4x10,4x12,8x2,8x4,8x6,8x8,4x16 --reps "${DIRECT_REPS:-20}" --no-check \
              --output "$out" "$@" ;;
+  unroll-cpu) exec "$sweep" --steps 6 --images "${UNROLL_IMAGE:-2048x2048}" --filters box:7,box:15,box:31 \
+             --wgs 16x16 --set shape=vectors --set unroll=on,off --reps "${UNROLL_REPS:-11}" --no-check \
+             --output "$out" "$@" ;;
   pocl-affinity)
     { for run in $(seq "${AFFINITY_RUNS:-8}"); do
         for affinity in 0 1; do
@@ -210,19 +217,7 @@ case "$name" in
         --set block=8x4,16x4,16x8 --reps "$reps" --no-check --output "${out%.csv}.round$round.csv" "$@"
       rounds+=("${out%.csv}.round$round.csv")
     done
-    python3 - "$out" "${rounds[@]}" <<'PY'
-import csv, statistics, sys
-out, paths = sys.argv[1], sys.argv[2:]
-rounds = [list(csv.DictReader(open(p))) for p in paths]
-key = lambda r: (r["variant"], r["wg"], r["filter"], r["width"], r["height"])
-with open(out + ".tmp", "w", newline="") as f:
-    w = csv.DictWriter(f, fieldnames=list(rounds[0][0].keys()), lineterminator="\n")
-    w.writeheader()
-    for row in rounds[0]:
-        same = sorted((r for rs in rounds for r in rs if key(r) == key(row)), key=lambda r: float(r["median_ms"]))
-        w.writerow(same[len(same) // 2])  # the round whose median is the median
-PY
-    mv "$out.tmp" "$out"
+    python3 bench/median_of_rounds.py "$out" "${rounds[@]}"
     rm -f "${rounds[@]}" ;;
   separable-direct)
     image="${BLOCKS_IMAGE:-8192x8192}" filters="${DIRECT_FILTERS:-box:3,box:31,box:63}"

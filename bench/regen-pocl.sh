@@ -3,7 +3,8 @@
 # then the pages themselves:
 #   bench/regen-pocl.sh            (from anywhere; build first: ./quickstart.sh build)
 # Runs the tour (every variant), seed001, seed000, seed004, vector, blocks,
-# blocks2048 (step 6's CPU blocks at 2048x2048), direct-cpu, pocl-affinity,
+# blocks2048 (step 6's CPU blocks at 2048x2048), direct-cpu, unroll-cpu,
+# pocl-affinity,
 # bank, volume, the results page's same-run comparison (bench/results.sh,
 # with OpenCV when it was built), step 6 against OpenCV (bench/vs-opencv.sh),
 # steps 6, 7 and 8 against the filter width beside OpenCV (bench/crossover.sh),
@@ -41,7 +42,7 @@ header="regen-pocl.sh on $(date -u +%F\ %H:%M) UTC, $(nproc) cores"
 if [ -n "${PARTS:-}" ]; then echo "$header, parts: $PARTS" >> "$load"; else echo "$header" > "$load"; fi
 note() { echo "$1: load average (1, 5, 15 min) $(cut -d' ' -f1-3 /proc/loadavg)" >> "$load"; }
 note "start"
-all="tour seed001 seed000 seed004 vector blocks blocks2048 direct-cpu pocl-affinity bank volume perf vs-opencv crossover histogram histogram-peers"
+all="tour seed001 seed000 seed004 vector blocks blocks2048 direct-cpu unroll-cpu pocl-affinity bank volume perf vs-opencv crossover histogram histogram-peers"
 for part in ${PARTS:-$all}; do
   start=$SECONDS
   echo "== regen-pocl: $part" >&2
@@ -54,10 +55,14 @@ for part in ${PARTS:-$all}; do
       bench/experiments.sh "$part" pocl ;;
     blocks)
       BLOCKS_IMAGE=1024x1024 BLOCKS_REPS=5 BLOCKS_WGS=16x16 bench/experiments.sh blocks pocl ;;
-    blocks2048)
-      "$build/bin/sweep" --steps 6 --images 2048x2048 --filters box:3,box:5,box:7,box:15,box:31 --wgs auto \
-        --reps 15 --no-check --set block=16x2,16x4,8x4,16x8 --output "$results/blocks2048-pocl.csv" ;;
-    direct-cpu|pocl-affinity)
+    blocks2048)  # three rounds, each its own process, each row's median kept
+      for k in 1 2 3; do
+        "$build/bin/sweep" --steps 6 --images 2048x2048 --filters box:3,box:5,box:7,box:15,box:31 --wgs auto \
+          --reps 15 --no-check --set block=16x2,16x4,8x4,16x8 --output "$results/blocks2048-pocl.round$k.csv"
+      done
+      python3 bench/median_of_rounds.py "$results/blocks2048-pocl.csv" "$results"/blocks2048-pocl.round[123].csv
+      rm -f "$results"/blocks2048-pocl.round[123].csv ;;
+    direct-cpu|unroll-cpu|pocl-affinity)
       bench/experiments.sh "$part" pocl ;;
     bank)
       BANK_IMAGE=1024x1024 BANK_REPS=5 bench/experiments.sh bank pocl ;;
@@ -66,7 +71,7 @@ for part in ${PARTS:-$all}; do
     perf)
       bench/results.sh pocl ;;
     crossover)
-      CROSSOVER_WIDTHS="3 7 15 31 63" CROSSOVER_FULL_RANK_WIDTHS="3 7 15 31" CROSSOVER_REPS=3 \
+      CROSSOVER_WIDTHS="3 7 15 31 63" CROSSOVER_FULL_RANK_WIDTHS="3 7 15 31" CROSSOVER_REPS=3 CROSSOVER_ROUNDS=3 \
         bench/crossover.sh pocl 2048x2048
       if [ -x "$build/bin/opencv-filter2d" ]; then
         "$build/bin/opencv-filter2d" --images 2048x2048 --reps 3 \

@@ -306,12 +306,13 @@ class MultiOutputStep : public Step {
   }
 
   // --unroll, or the tuned default (the vector shape's loop is unrolled for
-  // F <= 7; on a GPU, the rows up to F = 15 when the weights are inline).
+  // F <= 31; on a GPU, the rows up to F = 15 when the weights are inline).
   bool unroll_rows(DeviceContext& device, const RunOptions& options, int F, bool vectors,
                    bool weights_inline) const {
     const std::string text = option(options, "unroll");
     if (text != "auto") return text == "on";
-    return vectors ? F <= 7 : step6_unroll_rows_by_default(device.facts(), F, weights_inline);
+    return vectors ? step6_unroll_vectors_by_default(F)
+                   : step6_unroll_rows_by_default(device.facts(), F, weights_inline);
   }
 
   // --copy, or the tuned default (a bank: rows).

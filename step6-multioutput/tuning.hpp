@@ -20,6 +20,10 @@ std::unique_ptr<Step> make_step6_multioutput();  // launcher.cpp
 // (bench/experiments.sh unroll and inline).
 bool step6_unroll_rows_by_default(const DeviceFacts& facts, int filter_width, bool weights_inline = false);
 
+// Whether the vector shape's loop over tile rows is unrolled when --unroll
+// is auto (F <= 31).
+bool step6_unroll_vectors_by_default(int filter_width);
+
 // Whether the weights are copied to local memory when --weights is auto.
 bool step6_weights_local_by_default(const DeviceFacts& facts, int filter_width);
 

@@ -5,7 +5,7 @@ FFT (step 8), beside the best peer measured on the device.
 
 Inputs (docs/results/):
   crossover-h200.csv        bench/crossover.sh h200 8192x8192 --platform NVIDIA
-  crossover-pocl.csv        CROSSOVER_WIDTHS="3 7 15 31 63" CROSSOVER_REPS=3 bench/crossover.sh pocl 2048x2048
+  crossover-pocl.csv        CROSSOVER_WIDTHS="3 7 15 31 63" CROSSOVER_REPS=3 CROSSOVER_ROUNDS=3 bench/crossover.sh pocl 2048x2048
   torch-crossover-h200.csv  python3 bench/torch_conv2d.py --size 8192x8192 --filters 3,5,7,9,11,15,21,31,45,63
   opencv-crossover-pocl.csv build/bin/opencv-filter2d --images 2048x2048 --filters random:3,...,box:63 --reps 3
   separable-h200.csv        bench/experiments.sh separable h200 --platform NVIDIA
