@@ -14,7 +14,7 @@
 # CROSSOVER_KEEP=1 keeps the parts' CSVs (.crossover-TAG-PART.csv) beside it.
 # CROSSOVER_ROUNDS=N (default 1) runs each part's sweep N times, each in its
 # own process, and keeps each row's median of the rounds
-# (bench/median_of_rounds.py): on a CPU one process can run slower than the
+# (bench/sweep-rounds.sh): on a CPU one process can run slower than the
 # next (docs/results.md, "How the CPU is measured").
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,16 +31,7 @@ tmp="$out/.crossover-$tag"
 # earlier run are merged too); every step runs its default work-group (--wgs auto).
 parts="${CROSSOVER_PARTS:-direct fft separable}"
 rounds="${CROSSOVER_ROUNDS:-1}"
-sweep() {  # sweep OUT.csv [sweep options]: $rounds runs merged into OUT.csv
-  local out="$1" k files=()
-  shift
-  for k in $(seq "$rounds"); do
-    build/bin/sweep "$@" --output "$out.round$k.csv"
-    files+=("$out.round$k.csv")
-  done
-  python3 bench/median_of_rounds.py "$out" "${files[@]}"
-  rm -f "${files[@]}"
-}
+sweep() { bench/sweep-rounds.sh "$rounds" "$@"; }  # sweep OUT.csv [sweep options]
 for part in $parts; do
   case "$part" in
     direct) sweep "$tmp-direct.csv" --steps 6 --images "$image" --filters "$(list random)" --reps "$reps" \

@@ -211,14 +211,8 @@ case "$name" in
     mv "$tmp" "$out"; exit 0 ;;
   direct-cpu)
     image="${DIRECT_IMAGE:-2048x2048}" reps="${DIRECT_REPS:-21}"
-    rounds=()
-    for round in $(seq "${DIRECT_ROUNDS:-3}"); do
-      "$sweep" --steps 6 --images "$image" --filters box:3,box:5 --wgs 16x16,32x4 --set tile=on,off \
-        --set block=8x4,16x4,16x8 --reps "$reps" --no-check --output "${out%.csv}.round$round.csv" "$@"
-      rounds+=("${out%.csv}.round$round.csv")
-    done
-    python3 bench/median_of_rounds.py "$out" "${rounds[@]}"
-    rm -f "${rounds[@]}" ;;
+    BUILD="$(dirname "$bin")" exec bench/sweep-rounds.sh "${DIRECT_ROUNDS:-3}" "$out" --steps 6 --images "$image" \
+      --filters box:3,box:5 --wgs 16x16,32x4 --set tile=on,off --set block=8x4,16x4,16x8 --reps "$reps" --no-check "$@" ;;
   separable-direct)
     image="${BLOCKS_IMAGE:-8192x8192}" filters="${DIRECT_FILTERS:-box:3,box:31,box:63}"
     reps="${BLOCKS_REPS:-10}"

@@ -56,12 +56,8 @@ for part in ${PARTS:-$all}; do
     blocks)
       BLOCKS_IMAGE=1024x1024 BLOCKS_REPS=5 BLOCKS_WGS=16x16 bench/experiments.sh blocks pocl ;;
     blocks2048)  # three rounds, each its own process, each row's median kept
-      for k in 1 2 3; do
-        "$build/bin/sweep" --steps 6 --images 2048x2048 --filters box:3,box:5,box:7,box:15,box:31 --wgs auto \
-          --reps 15 --no-check --set block=16x2,16x4,8x4,16x8 --output "$results/blocks2048-pocl.round$k.csv"
-      done
-      python3 bench/median_of_rounds.py "$results/blocks2048-pocl.csv" "$results"/blocks2048-pocl.round[123].csv
-      rm -f "$results"/blocks2048-pocl.round[123].csv ;;
+      bench/sweep-rounds.sh 3 "$results/blocks2048-pocl.csv" --steps 6 --images 2048x2048 \
+        --filters box:3,box:5,box:7,box:15,box:31 --wgs auto --reps 15 --no-check --set block=16x2,16x4,8x4,16x8 ;;
     direct-cpu|unroll-cpu|pocl-affinity)
       bench/experiments.sh "$part" pocl ;;
     bank)
