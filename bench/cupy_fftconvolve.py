@@ -24,34 +24,14 @@ Prints CSV with the project's shared columns, one row per filter and form;
 the error columns compare a 256x256 corner with a float64 direct
 correlation of it (empty for the transforms alone).
 """
-import argparse
-import datetime
 import statistics
 import sys
 
 import cupy
 import cupyx.scipy.fft as cufft
-import cupyx.scipy.ndimage as ndimage
 import cupyx.scipy.signal as signal
 
-COLUMNS = ("device,driver,date,step,variant,width,height,filter,filter_width,border,wg,reps,"
-           "median_ms,min_ms,mean_ms,gflops,gbps,pct_limit,limit,speedup_serial,speedup_prev,"
-           "max_abs_err,max_rel_err").split(",")
-
-
-def timed(run, reps):
-    for _ in range(3):
-        run()
-    cupy.cuda.runtime.deviceSynchronize()
-    times = []
-    for _ in range(reps):
-        start, end = cupy.cuda.Event(), cupy.cuda.Event()
-        start.record()
-        run()
-        end.record()
-        end.synchronize()
-        times.append(cupy.cuda.get_elapsed_time(start, end))
-    return times
+from peer_csv import arguments, cupy_corner_errors, cupy_times, print_header, print_row
 
 
 def smooth(n):
@@ -67,13 +47,13 @@ SIZES = {}
 def fastest_size(rows, cols):
     """cuFFT's fastest square transform for at least rows x cols: every
     size whose factors are 2, 3, 5 and 7 up to 12 % larger on each axis, each
-    timed as rfft2 + irfft2 (five calls after one), the fastest kept."""
+    timed as rfft2 + irfft2 (five calls after three), the fastest kept."""
     if (rows, cols) in SIZES:
         return SIZES[(rows, cols)]
     best = None
     for n in sorted({r for r in range(max(rows, cols), int(max(rows, cols) * 1.12) + 1) if smooth(r)}):
         x = cupy.zeros((n, n), dtype=cupy.float32)
-        t = statistics.median(timed(lambda: cufft.irfft2(cufft.rfft2(x), s=(n, n), overwrite_x=True), 5))
+        t = statistics.median(cupy_times(lambda: cufft.irfft2(cufft.rfft2(x), s=(n, n), overwrite_x=True), 5))
         if best is None or t < best[0]:
             best = (t, n)
         del x
@@ -83,18 +63,12 @@ def fastest_size(rows, cols):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--size", default="8192x8192")
-    p.add_argument("--filters", default="3,7,15,31,63")
-    p.add_argument("--reps", type=int, default=20)
-    p.add_argument("--seed", type=int, default=1)
-    a = p.parse_args()
-    w, h = (int(v) for v in a.size.lower().split("x"))
+    a, w, h = arguments(__doc__, "3,7,15,31,63")
     rng = cupy.random.default_rng(a.seed)
     image = rng.random((h, w), dtype=cupy.float32)
     name = cupy.cuda.runtime.getDeviceProperties(0)["name"].decode()
     driver = "CuPy %s, cuFFT %d" % (cupy.__version__, cupy.cuda.cufft.getVersion())
-    print(",".join(COLUMNS))
+    print_header()
     for fw in (int(v) for v in a.filters.split(",")):
         if fw % 2 == 0:
             sys.exit("cupy_fftconvolve.py: odd filter widths only (anchor F//2)")
@@ -125,32 +99,15 @@ def main():
         forms = {"fftconvolve": lambda: signal.fftconvolve(image, flipped, mode="same"),
                  "rfft2 P=%dxQ=%d" % (P, Q): by_rfft2,
                  "transforms only P=%dxQ=%d" % (P, Q): transforms_only}
-        n = 256
-        crop = image[:n, :n].astype(cupy.float64)
-        ref = ndimage.correlate(crop, weight.astype(cupy.float64), mode="constant", cval=0.0)
-        mag = ndimage.correlate(cupy.abs(crop), cupy.abs(weight.astype(cupy.float64)), mode="constant")
-        k = n - r
+        nbytes = 4.0 * ((w + fw - 1) * (h + fw - 1) + w * h)  # as the steps count: padded in, out
         for variant, run in forms.items():
-            times = timed(run, a.reps)
+            times = cupy_times(run, a.reps)
             if variant.startswith("transforms only"):  # computes no correlation: no error to give
-                err_abs = err_rel = ""
+                errors = ("", "")
             else:
                 result = run() if variant == "fftconvolve" else (run(), out)[1]
-                err = cupy.abs(result[:k, :k].astype(cupy.float64) - ref[:k, :k])
-                rel = err / cupy.maximum(mag[:k, :k], 1e-30)
-                err_abs, err_rel = "%.3g" % float(err.max()), "%.3g" % float(rel.max())
-            med = statistics.median(times)
-            nbytes = 4.0 * ((w + fw - 1) * (h + fw - 1) + w * h)  # as the steps count: padded in, out
-            row = {"device": name, "driver": driver, "date": datetime.date.today().isoformat(),
-                   "step": "cupy.fft", "variant": variant, "width": w, "height": h,
-                   "filter": "random:%d" % fw, "filter_width": fw, "border": "zero", "wg": "",
-                   "reps": a.reps, "median_ms": "%.6g" % med, "min_ms": "%.6g" % min(times),
-                   "mean_ms": "%.6g" % statistics.mean(times),
-                   "gflops": "%.6g" % (2.0 * fw * fw * w * h / med / 1e6),
-                   "gbps": "%.6g" % (nbytes / med / 1e6), "max_abs_err": err_abs, "max_rel_err": err_rel}
-            print(",".join('"%s"' % row[c] if "," in str(row.get(c, "")) else str(row.get(c, ""))
-                           for c in COLUMNS))
-            sys.stdout.flush()
+                errors = cupy_corner_errors(image, weight, result)
+            print_row(name, driver, "cupy.fft", variant, w, h, fw, times, nbytes, *errors)
         del kernel, spectrum, padded, out
         cupy.get_default_memory_pool().free_all_blocks()
 
