@@ -33,22 +33,30 @@ int main(int argc, char** argv) {
     add_device_options(app, device_options);
     if (int rc = parse_command_line(app, argc, argv); rc >= 0) return rc;
 
+    // Every setting checked before the device is opened (the checks every
+    // tool shares: common/step.hpp).
     auto step = find_step(step_name);
     RunOptions run;
     if (!variant.empty()) run.values["variant"] = variant;
+    std::vector<std::string> names;
     for (const auto& s : sets) {
-      auto eq = s.find('=');
-      if (eq == std::string::npos) throw UsageError("--set: expected NAME=VALUE, got '" + s + "'");
-      run.values[s.substr(0, eq)] = s.substr(eq + 1);
+      const auto [name, value] = split_setting(s, "--set");
+      names.push_back(name);
+      run.values[name] = value;
     }
+    check_setting_names({step.get()}, names, "see --variant");
+    if (wg != "auto") std::tie(run.wg_x, run.wg_y) = parse_size(wg, "--wg", 1 << 14);
+    step->check_options(run);
+    const Filter filter = parse_filter_spec(filter_spec);
     if (!kernel_file.empty()) {
+      if (!step->builds_kernel_file(run))
+        throw UsageError("--kernel " + kernel_file + ": " + step->name() + " " + step->describe(run) +
+                         " builds a kernel of its own, not the one --kernel replaces");
       run.kernel_source = read_text_file(kernel_file);
       run.kernel_label = kernel_file;
     }
     DeviceContext device(device_options.choice);
-    const Filter filter = parse_filter_spec(filter_spec);
-    std::tie(run.wg_x, run.wg_y) = wg == "auto" ? step->default_work_group(device.facts(), filter.width)
-                                                : parse_size(wg, "--wg", 1 << 14);
+    if (wg == "auto") std::tie(run.wg_x, run.wg_y) = step->default_work_group(device.facts(), filter.width);
     run_step(*step, device, make_problem(synthetic_image(64, 64), filter, Border::zero), run, 1);
     const bool nvidia = device.facts().platform.find("NVIDIA") != std::string::npos;
     int n = 0;

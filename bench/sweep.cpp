@@ -153,12 +153,16 @@ int main(int argc, char** argv) {
         if (!known) throw UsageError("--variants: no selected step has a variant '" + v + "'");
       }
     std::vector<std::pair<std::string, std::vector<std::string>>> sets;
+    std::vector<std::string> set_names;
     for (const auto& text : set_texts) {
-      const auto eq = text.find('=');
-      if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
-        throw UsageError("--set: expected NAME=V1,V2, got '" + text + "'");
-      sets.push_back({text.substr(0, eq), split_list(text.substr(eq + 1))});
+      const auto [name, values] = split_setting(text, "--set", "NAME=V1,V2");
+      if (split_list(values).empty()) throw UsageError("--set: expected NAME=V1,V2, got '" + text + "'");
+      sets.push_back({name, split_list(values)});
+      set_names.push_back(name);
     }
+    std::vector<const Step*> step_list;
+    for (const auto& step : steps) step_list.push_back(step.get());
+    check_setting_names(step_list, set_names, "see --variants");
     // Every combination of the --set values that this step has a setting for.
     auto settings_for = [&](const Step& step) {
       std::vector<std::map<std::string, std::string>> combos = {{}};
@@ -177,11 +181,19 @@ int main(int argc, char** argv) {
       }
       return combos;
     };
+    // Every run the sweep will make, checked now (common/step.hpp): a value
+    // a step cannot take is a usage error before the first job.
     for (auto& step : steps)
       for (const auto& combo : settings_for(*step)) {
         RunOptions probe;
         probe.values = combo;
-        step->describe(probe);  // unknown values: usage error now
+        // (At RunOptions' work-group: a --wgs shape a step cannot use is
+        // skipped with a note when its turn comes, as a device limit is.)
+        for (const auto& variant : variants_for(*step)) {
+          probe.values["variant"] = variant;
+          step->check_options(probe);
+        }
+        probe.values.erase("variant");
         if (!kernel_file.empty() && !step->builds_kernel_file(probe))
           throw UsageError("--kernel " + kernel_file + ": " + step->name() + " " + step->describe(probe) +
                            " builds a kernel of its own, not the one --kernel replaces");

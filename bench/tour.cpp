@@ -50,27 +50,37 @@ int main(int argc, char** argv) {
     RunOptions run;
     std::tie(run.wg_x, run.wg_y) = parse_size(wg, "--wg", 1 << 14);
     auto steps = all_steps();
-    // --set NAME=VALUE: for the steps that have the option; each checks the
-    // value now, before any work.
+    // --set NAME=VALUE: for the steps that have the option. Every run the
+    // tour will make is checked now, before any work (common/step.hpp).
     std::map<std::string, std::string> sets;
+    std::vector<std::string> names;
     for (const auto& text : set_texts) {
-      const auto eq = text.find('=');
-      if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
-        throw UsageError("--set: expected NAME=VALUE, got '" + text + "'");
-      const std::string name = text.substr(0, eq);
-      if (name == "variant") throw UsageError("--set variant: the tour picks the variants (see --all-variants)");
-      bool known = false;
-      for (const auto& step : steps)
-        for (const auto& o : step->options())
-          if (o.name == name) {
-            known = true;
-            RunOptions probe;
-            probe.values[name] = text.substr(eq + 1);
-            step->check_options(probe);
-          }
-      if (!known) throw UsageError("--set " + name + ": no step has an option '" + name + "'");
-      sets[name] = text.substr(eq + 1);
+      const auto [name, value] = split_setting(text, "--set");
+      names.push_back(name);
+      sets[name] = value;
     }
+    std::vector<const Step*> step_list;
+    for (const auto& step : steps) step_list.push_back(step.get());
+    check_setting_names(step_list, names, "the tour picks them; see --all-variants");
+    // The variants each step runs: its first, the one the next step builds
+    // on, or with --all-variants every one.
+    auto variants_of = [&](std::size_t i) {
+      const auto all = steps[i]->variants();
+      if (all_variants) return all;
+      std::vector<std::string> variants = {all.front()};
+      const std::string next_builds_on = i + 1 < steps.size() ? steps[i + 1]->builds_on() : "";
+      if (!next_builds_on.empty() && next_builds_on != all.front()) variants.push_back(next_builds_on);
+      return variants;
+    };
+    auto options_for = [&](const Step& step, const std::string& variant) {
+      RunOptions options = run;
+      options.values["variant"] = variant;
+      for (const auto& o : step.options())
+        if (sets.count(o.name)) options.values[o.name] = sets[o.name];
+      return options;
+    };
+    for (std::size_t i = 0; i < steps.size(); ++i)
+      for (const auto& variant : variants_of(i)) steps[i]->check_options(options_for(*steps[i], variant));
     const Border border = parse_border(problem_options.border);
     const Filter filter = parse_filter_spec(problem_options.filter);
     const Image image = load_image_spec(problem_options.image);
@@ -133,20 +143,12 @@ int main(int argc, char** argv) {
       auto& step = steps[i];
       const auto all = step->variants();
       const std::string next_builds_on = i + 1 < steps.size() ? steps[i + 1]->builds_on() : "";
-      std::vector<std::string> variants = all;
-      if (!all_variants) {
-        variants = {all.front()};
-        if (!next_builds_on.empty() && next_builds_on != all.front()) variants.push_back(next_builds_on);
-      }
-      for (const auto& variant : variants) {
+      for (const auto& variant : variants_of(i)) {
         const std::string key = step->name() + " " + variant;
         const std::string compared_with =
             variant == all.front() ? baseline_key : step->name() + " " + all.front();
         const double prev_ms = measured_ms.count(compared_with) ? measured_ms[compared_with] : NAN;
-        RunOptions options = run;
-        options.values["variant"] = variant;
-        for (const auto& o : step->options())
-          if (sets.count(o.name)) options.values[o.name] = sets[o.name];
+        const RunOptions options = options_for(*step, variant);
         const std::string described = step->describe(options);
         std::cerr << "tour: " << step->name() << (described != "default" ? " " + described : "") << "...\n";
         try {

@@ -1,5 +1,8 @@
 #include "common/cli.hpp"
 
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <new>
@@ -54,13 +57,28 @@ void add_problem_options(CLI::App& app, ProblemOptions& o) {
   app.add_option("--border", o.border, "Border mode: zero or clamp")->capture_default_str();
 }
 
+CLI::Validator seconds_limit(double max) {
+  return CLI::Validator(
+      [max](std::string& text) -> std::string {
+        const char* begin = text.c_str();
+        char* end = nullptr;
+        errno = 0;
+        const double v = std::strtod(begin, &end);
+        if (text.empty() || end != begin + text.size() || errno == ERANGE || !std::isfinite(v) || v < 0 ||
+            v > max)
+          return "expected seconds from 0 to " + format_seconds(max) + ", got '" + text + "'";
+        return "";
+      },
+      "SECONDS");
+}
+
 int guarded_main(const std::string& program, const std::function<int()>& body) {
   try {
     return body();
   } catch (const UsageError& e) {
-    std::cerr << program << ": " << e.what() << " (see --help)\n";
+    std::cerr << program << ": " << one_line(e.what()) << " (see --help)\n";
     return 2;
-  } catch (const BuildError& e) {
+  } catch (const BuildError& e) {  // the compiler's log: its lines are the message
     std::cerr << program << ": " << e.what() << "\n";
     return 1;
   } catch (const cl::Error& e) {
@@ -71,7 +89,7 @@ int guarded_main(const std::string& program, const std::function<int()>& body) {
     std::cerr << program << ": out of host memory\n";
     return 1;
   } catch (const std::exception& e) {
-    std::cerr << program << ": " << e.what() << "\n";
+    std::cerr << program << ": " << one_line(e.what()) << "\n";
     return 1;
   } catch (...) {
     std::cerr << program << ": unknown error\n";
@@ -91,7 +109,7 @@ int parse_command_line(CLI::App& app, int argc, char** argv) {
   } catch (const CLI::Success&) {  // --list-devices, after printing the list
     return 0;
   } catch (const CLI::ParseError& e) {
-    std::cerr << app.get_name() << ": " << e.what() << " (see --help)\n";
+    std::cerr << app.get_name() << ": " << one_line(e.what()) << " (see --help)\n";
     return 2;
   }
   return -1;
@@ -131,7 +149,7 @@ void add_step_options(CLI::App& app, const Step& step, StepCommand& c) {
   app.add_option("--timeout", c.timeout,
                  "End the run after this many seconds, for a kernel that never returns "
                  "(0: no limit; default: 60 with --kernel, else none)")
-      ->check(CLI::Range(0.0, 1e6));
+      ->check(seconds_limit());
   add_device_options(app, c.device);
 }
 

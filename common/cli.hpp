@@ -34,6 +34,11 @@ int guarded_main(const std::string& program, const std::function<int()>& body);
 // and --list-devices (0) and for a parse error (2, after one line on stderr).
 int parse_command_line(CLI::App& app, int argc, char** argv);
 
+// A limit in seconds, 0 to `max` (--timeout, the grader's --case-timeout):
+// a whole decimal number, so NaN, infinities and negatives exit 2 (CLI::Range
+// alone lets NaN through: every comparison with it is false).
+CLI::Validator seconds_limit(double max = 1e6);
+
 // --timeout's default when --kernel is given: a kernel that never returns
 // ends the run with one line instead of hanging it.
 constexpr double kDefaultKernelTimeout = 60;

@@ -22,6 +22,11 @@ struct BuildError : Error {
   using Error::Error;
 };
 
+// `text` with every control character written as an escape (\n, \t, \r,
+// \xHH), so that a message quoting a file name or a value that holds one
+// stays one line. guarded_main() prints every message through it.
+std::string one_line(const std::string& text);
+
 // "CL_OUT_OF_RESOURCES" for -5, and so on.
 std::string cl_error_name(int code);
 

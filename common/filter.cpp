@@ -64,6 +64,11 @@ Filter parse_filter_text(const std::string& text, const std::string& name) {
       double v = std::strtod(token.c_str(), &end);
       if (end != token.c_str() + token.size())
         throw Error(name + ": line " + std::to_string(line) + ": '" + token + "' is not a number");
+      // Underflow: strtod's ERANGE with a result near 0 (1e-400), or a
+      // number that is 0 only as a float (1e-50): too small, not infinite.
+      if ((errno == ERANGE && std::fabs(v) < 1) || (v != 0 && static_cast<float>(v) == 0.0f))
+        throw Error(name + ": line " + std::to_string(line) + ": '" + token +
+                    "' is too small for a float (it would be 0)");
       if (!std::isfinite(v) || errno == ERANGE || std::fabs(v) > 3.4e38)
         throw Error(name + ": line " + std::to_string(line) + ": '" + token +
                     "' is not a finite float");

@@ -45,6 +45,8 @@ double parse_number(const std::string& text, const std::string& what) {
   char* end = nullptr;
   errno = 0;
   double v = std::strtod(begin, &end);
+  if (!text.empty() && end == begin + text.size() && errno == ERANGE && std::fabs(v) < 1)
+    throw UsageError(what + ": '" + text + "' is too small for a double (below 2.2e-308)");
   if (text.empty() || end != begin + text.size() || errno == ERANGE || !std::isfinite(v))
     throw UsageError(what + ": '" + text + "' is not a finite number");
   return v;

@@ -122,31 +122,92 @@ void check_jpeg_huffman(const std::string& name, const std::vector<std::uint8_t>
   }
 }
 
-// stb_image decodes some truncated files without complaint (it pads missing
-// bytes with zeros), so the formats where that happens are checked here.
-void check_not_truncated(const std::string& name, const std::vector<std::uint8_t>& b, int w,
-                         int h) {
-  auto u16 = [&](std::size_t i) { return b[i] | (b[i + 1] << 8); };
+// Whether a JPEG's markers, walked as check_jpeg_huffman walks them
+// (segments skipped by their lengths, so a thumbnail's marker inside one
+// does not count), reach an end-of-image marker. What follows it is not
+// read: trailing bytes are legal.
+bool jpeg_has_end(const std::vector<std::uint8_t>& b) {
+  std::size_t pos = jpeg_body(b);
+  while (pos + 1 < b.size()) {
+    if (b[pos] != 0xFF) {  // entropy-coded data between markers
+      ++pos;
+      continue;
+    }
+    const int marker = b[pos + 1];
+    if (marker == 0xD9) return true;
+    if (marker == 0xFF || marker == 0x00 || marker == 0x01 || (marker >= 0xD0 && marker <= 0xD7)) {
+      pos += marker == 0xFF ? 1 : 2;
+      continue;
+    }
+    if (pos + 4 > b.size()) return false;
+    pos += 2 + std::max<std::size_t>(static_cast<std::size_t>(b[pos + 2]) << 8 | b[pos + 3], 2);
+  }
+  return false;
+}
+
+// A BMP's pixel data against its header, for every header stb_image
+// decodes (the 12-byte OS/2 BITMAPCOREHEADER; the 40-, 56-, 108- and
+// 124-byte Windows ones; 1-, 4- and 8-bit palettes; 16-, 24- and 32-bit
+// pixels, BI_RGB or BI_BITFIELDS): stb_image reads missing rows as zeros,
+// and past a palette it reads whatever its stack held. Each row is
+// ceil(W x bits / 32) words; the last row's padding may be missing.
+void check_bmp(const std::string& name, const std::vector<std::uint8_t>& b, int w, int h) {
+  auto u16 = [&](std::size_t i) { return static_cast<std::uint32_t>(b[i] | (b[i + 1] << 8)); };
   auto u32 = [&](std::size_t i) {
     return static_cast<std::uint32_t>(b[i] | (b[i + 1] << 8) | (b[i + 2] << 16)) |
            (static_cast<std::uint32_t>(b[i + 3]) << 24);
   };
-  if (jpeg_body(b) > 0) {  // JPEG: must end with EOI
-    std::size_t end = b.size();
-    while (end > 2 && b[end - 1] == 0) --end;  // tolerate zero padding after EOI
-    if (end < 4 || b[end - 2] != 0xFF || b[end - 1] != 0xD9)
-      throw Error(name + ": truncated JPEG (no end-of-image marker)");
+  if (b.size() < 26) throw Error(name + ": truncated BMP (the header ends early)");
+  const std::uint32_t offset = u32(10), header = u32(14);
+  const bool core = header == 12;  // OS/2 BITMAPCOREHEADER: 16-bit sizes, no compression field
+  if (b.size() < 14 + std::min<std::size_t>(header, 40) || (!core && b.size() < 54))
+    throw Error(name + ": truncated BMP (the header ends early)");
+  const std::uint32_t bpp = core ? u16(24) : u16(28);
+  const std::uint32_t compression = core ? 0 : u32(30);
+  if (compression != 0 && compression != 3) return;  // stb_image refuses RLE and the rest itself
+  // Where the palette starts: after the header and, for a 40- or 56-byte
+  // header with BI_BITFIELDS, its three masks.
+  const std::uint64_t palette_at = 14 + static_cast<std::uint64_t>(header) +
+                                   (compression == 3 && (header == 40 || header == 56) ? 12 : 0);
+  if (bpp < 16) {
+    if (core)  // stb_image 2.27 sizes this header's palette wrongly and reads entries it never filled
+      throw Error(name + ": a BMP with the 12-byte OS/2 header and a palette is not supported "
+                         "(save it with a Windows BMP header, or as PNG)");
+    // The palette: (offset - its start) / 4 entries, each index must name one.
+    if (offset < palette_at + 4)  // stb_image would read no palette, then index its unfilled table
+      throw Error(name + ": corrupt BMP (a " + std::to_string(bpp) + "-bit image whose pixel data starts at byte " +
+                  std::to_string(offset) + ", before any palette)");
+    const std::uint64_t entries = (offset - palette_at) / 4;
+    if (entries > 256 || (bpp != 1 && bpp != 4 && bpp != 8)) return;  // stb_image refuses these itself
+    const std::uint64_t row = (static_cast<std::uint64_t>(w) * bpp + 31) / 32 * 4;
+    const std::uint64_t last = (static_cast<std::uint64_t>(w) * bpp + 7) / 8;
+    if (offset + row * (static_cast<std::uint64_t>(h) - 1) + last > b.size())
+      throw Error(name + ": truncated BMP (" + std::to_string(bpp) + "-bit pixel data ends early)");
+    for (std::uint64_t y = 0; y < static_cast<std::uint64_t>(h); ++y)
+      for (std::uint64_t x = 0; x < static_cast<std::uint64_t>(w); ++x) {
+        const std::uint8_t byte = b[offset + y * row + x * bpp / 8];
+        const std::uint32_t index = bpp == 8 ? byte : bpp == 4 ? (x % 2 ? byte & 15 : byte >> 4)
+                                                               : (byte >> (7 - x % 8)) & 1;
+        if (index >= entries)
+          throw Error(name + ": corrupt BMP (pixel (" + std::to_string(x) + ", " + std::to_string(y) +
+                      ") names palette entry " + std::to_string(index) + " of " + std::to_string(entries) + ")");
+      }
+    return;
   }
-  if (b.size() >= 54 && b[0] == 'B' && b[1] == 'M') {  // uncompressed BMP: pixel bytes present?
-    std::uint32_t offset = u32(10);
-    int bpp = u16(28);
-    std::uint32_t compression = u32(30);
-    if (compression == 0 && bpp >= 8) {
-      std::uint64_t row = ((static_cast<std::uint64_t>(w) * bpp + 31) / 32) * 4;
-      if (offset + row * static_cast<std::uint64_t>(h) > b.size())
-        throw Error(name + ": truncated BMP (pixel data ends early)");
-    }
-  }
+  if (bpp != 16 && bpp != 24 && bpp != 32) return;  // stb_image refuses the rest itself
+  const std::uint64_t row = (static_cast<std::uint64_t>(w) * bpp + 31) / 32 * 4;
+  const std::uint64_t last = static_cast<std::uint64_t>(w) * bpp / 8;
+  if (static_cast<std::uint64_t>(offset) + row * (static_cast<std::uint64_t>(h) - 1) + last > b.size())
+    throw Error(name + ": truncated BMP (" + std::to_string(bpp) + "-bit pixel data ends early)");
+}
+
+// stb_image decodes some truncated files without complaint (it pads missing
+// bytes with zeros), so the formats where that happens are checked here.
+void check_not_truncated(const std::string& name, const std::vector<std::uint8_t>& b, int w,
+                         int h) {
+  if (jpeg_body(b) > 0 && !jpeg_has_end(b))  // bytes after the end-of-image marker are legal
+    throw Error(name + ": truncated JPEG (no end-of-image marker)");
+  if (b.size() >= 2 && b[0] == 'B' && b[1] == 'M') check_bmp(name, b, w, h);
   std::vector<std::uint8_t> hdr(b.begin(), b.begin() + std::min<std::size_t>(b.size(), 18));
   hdr.resize(18, 0);  // stb_image reads a short header as zeros
   if (looks_like_tga(hdr, w, h) && !tga_complete(hdr, b, w, h))

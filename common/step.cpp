@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/errors.hpp"
+#include "common/parse.hpp"
 
 namespace conv {
 
@@ -40,7 +41,12 @@ std::string Step::option(const RunOptions& options, const std::string& name) con
     if (o.name != name) continue;
     auto it = options.values.find(name);
     if (it == options.values.end() || it->second.empty()) return o.default_value;
-    if (o.choices.empty()) return it->second;
+    if (o.choices.empty()) {
+      if (o.check)
+        if (const std::string takes = o.check(it->second); !takes.empty())
+          throw UsageError("--" + name + ": " + this->name() + " cannot take '" + it->second + "' (" + takes + ")");
+      return it->second;
+    }
     for (const auto& c : o.choices)
       if (c == it->second) return c;
     std::string list;
@@ -49,6 +55,64 @@ std::string Step::option(const RunOptions& options, const std::string& name) con
                      "' (it has: " + list + ")");
   }
   throw UsageError(this->name() + " has no option '" + name + "'");
+}
+
+namespace {
+
+std::string join(const std::vector<std::string>& words) {
+  std::string list;
+  for (const auto& w : words) list += (list.empty() ? "" : ", ") + w;
+  return list;
+}
+
+}  // namespace
+
+OptionCheck one_of(std::vector<std::string> words) {
+  return [words = std::move(words)](const std::string& value) -> std::string {
+    return std::find(words.begin(), words.end(), value) != words.end() ? "" : "it takes " + join(words);
+  };
+}
+
+OptionCheck auto_or_block(int max_side) {
+  return [max_side](const std::string& value) -> std::string {
+    const std::string takes = "it takes auto, or a block WxH with W a multiple of 4, both 1.." +
+                              std::to_string(max_side);
+    if (value == "auto") return "";
+    try {
+      const auto [w, h] = parse_size(value, "block", max_side);
+      (void)h;
+      return w % 4 == 0 ? "" : takes;
+    } catch (const UsageError&) {
+      return takes;
+    }
+  };
+}
+
+std::pair<std::string, std::string> split_setting(const std::string& text, const std::string& option,
+                                                  const std::string& format) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+    throw UsageError(option + ": expected " + format + ", got '" + text + "'");
+  return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+void check_setting_names(const std::vector<const Step*>& steps, const std::vector<std::string>& names,
+                         const std::string& variants_how) {
+  const std::string option = "--set";
+  for (const auto& name : names) {
+    if (name == "variant") throw UsageError(option + " variant: the variant is no setting (" + variants_how + ")");
+    bool known = false;
+    for (const Step* step : steps)
+      for (const auto& o : step->options()) known |= o.name == name;
+    if (known) continue;
+    std::vector<std::string> all;
+    for (const Step* step : steps)
+      for (const auto& o : step->options())
+        if (o.name != "variant" && std::find(all.begin(), all.end(), o.name) == all.end()) all.push_back(o.name);
+    throw UsageError(option + " " + name + ": " +
+                     (steps.size() == 1 ? steps.front()->name() + " has no" : "no step chosen has a") +
+                     " setting '" + name + "'" + (all.empty() ? " (it has none)" : " (settings: " + join(all) + ")"));
+  }
 }
 
 std::string Step::describe(const RunOptions& options) const {

@@ -2,6 +2,7 @@
 // source, and a launcher (prepare) that turns a problem into a Launch
 // (common/launch.hpp). A launcher includes only this header.
 #pragma once
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -20,11 +21,35 @@ namespace conv {
 // --variant) or one of its own settings (step 5's --aligned, step 6's
 // --block). The executable offers each as --NAME; sweep takes lists of
 // them; the conformance suite runs every choice (suite_configurations).
+// Free text's check: "" when the step can take `value`, else what it takes
+// ("one of auto, tile, direct"). Run on every value given, whether or not
+// the chosen variant uses the option, so a misspelling is never ignored.
+using OptionCheck = std::function<std::string(const std::string& value)>;
+
 struct StepOption {
   std::string name, help, default_value;
-  std::vector<std::string> choices;      // empty: any text the step accepts
+  std::vector<std::string> choices;      // empty: free text, checked by `check`
   std::vector<std::string> test_values;  // free text: what the suite also runs
+  OptionCheck check = nullptr;           // free text: null takes any text
 };
+
+// Free text that must be one of `words` (listed so the suites do not run
+// each one, as choices would be).
+OptionCheck one_of(std::vector<std::string> words);
+// "auto" or a block of outputs WxH: W a multiple of 4, both 1..max_side.
+OptionCheck auto_or_block(int max_side);
+
+// --set NAME=VALUE (kernel-info, tour; sweep's NAME=V1,V2): the name and the
+// text after '='. UsageError naming `option` unless both are there.
+std::pair<std::string, std::string> split_setting(const std::string& text, const std::string& option,
+                                                  const std::string& format = "NAME=VALUE");
+class Step;
+// The names a tool's --set gives: each must be an option of at least one of
+// `steps`, and not "variant" (`variants_how` says how the tool picks them).
+// UsageError otherwise. Every tool checks this, then each step's
+// check_options() for every run it will make, before any work.
+void check_setting_names(const std::vector<const Step*>& steps, const std::vector<std::string>& names,
+                         const std::string& variants_how);
 
 struct RunOptions {
   std::map<std::string, std::string> values;  // by option name; absent: the default
@@ -77,7 +102,8 @@ class Step {
   std::vector<std::string> variants() const;
   // The variant asked for, or the first one.
   std::string variant(const RunOptions& options) const;
-  // An option's value (checked against its choices), or its default.
+  // An option's value (checked against its choices or its check), or its
+  // default.
   std::string option(const RunOptions& options, const std::string& name) const;
   // "float4" or "float4 aligned=off": the variant plus every other option
   // not at its default, for reports. Throws UsageError for an option the

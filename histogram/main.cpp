@@ -45,7 +45,7 @@ int main(int argc, char** argv) {
     app.add_option("--timeout", o.timeout,
                    "End the run after this many seconds, for a kernel that never returns "
                    "(0: no limit; default: 60 with --kernel, else none)")
-        ->check(CLI::Range(0.0, 1e6));
+        ->check(seconds_limit());
     app.add_flag("--no-binary-cache", o.no_cache,
                  "Always compile from source (also: CLCONV_NO_BINARY_CACHE=1)");
     add_device_options(app, device);

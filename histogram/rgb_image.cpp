@@ -60,16 +60,20 @@ std::uint8_t to_byte(float v) {
   return static_cast<std::uint8_t>(std::min(255.0f, std::max(0.0f, v)) + 0.5f);
 }
 
-// Every maxval scaled to 8 bits, rounded: v * 255 / maxval.
+// The one rule for every sample of more than 8 bits (a PGM/PPM of any
+// maximum value, a 16-bit PNG): v * 255 / maxval, rounded to nearest
+// (halves up), so 65381 of 65535 is 254 from every format.
+std::uint8_t to_8_bits(std::uint32_t v, std::uint32_t maxval) {
+  return static_cast<std::uint8_t>((v * 255 + maxval / 2) / maxval);
+}
+
 RgbImage to_rgb8(const PnmRaster& r) {
   RgbImage image;
   image.width = r.width;
   image.height = r.height;
   image.rgb.resize(image.pixels() * 3);
-  for (std::size_t i = 0; i < image.rgb.size(); ++i) {
-    const std::uint32_t v = r.samples[r.channels == 3 ? i : i / 3];
-    image.rgb[i] = static_cast<std::uint8_t>((v * 255 + r.maxval / 2) / r.maxval);
-  }
+  for (std::size_t i = 0; i < image.rgb.size(); ++i)
+    image.rgb[i] = to_8_bits(r.samples[r.channels == 3 ? i : i / 3], static_cast<std::uint32_t>(r.maxval));
   return image;
 }
 
@@ -83,6 +87,18 @@ RgbImage load_rgb_image(const std::string& path) {
   // The same checks as the convolution's loader: sizes, truncation, and the
   // inputs stb_image would mishandle.
   auto [w, h, channels] = check_image_bytes(path, bytes);
+  const int len = static_cast<int>(bytes.size());
+  if (stbi_is_16_bit_from_memory(bytes.data(), len)) {  // not stb_image's own v >> 8: to_8_bits
+    std::unique_ptr<stbi_us, void (*)(void*)> wide(stbi_load_16_from_memory(bytes.data(), len, &w, &h, &channels, 3),
+                                                   stbi_image_free);
+    if (!wide) throw Error(path + ": cannot decode (" + decoder_complaint() + ")");
+    RgbImage image;
+    image.width = w;
+    image.height = h;
+    image.rgb.resize(image.pixels() * 3);
+    for (std::size_t i = 0; i < image.rgb.size(); ++i) image.rgb[i] = to_8_bits(wide.get()[i], 65535);
+    return image;
+  }
   std::unique_ptr<stbi_uc, void (*)(void*)> pixels(
       stbi_load_from_memory(bytes.data(), static_cast<int>(bytes.size()), &w, &h, &channels, 3),
       stbi_image_free);

@@ -18,7 +18,8 @@ struct RgbImage {
 
 // PNG, JPEG, BMP, PGM/PPM or TGA. Gray is replicated into R, G and B; alpha
 // is dropped; samples of more than 8 bits (16-bit PNG, PGM/PPM with any
-// maximum value) are scaled to 8 bits. Throws
+// maximum value) are scaled to 8 bits by one rule, round(v * 255 / maxval),
+// maxval 65535 for a PNG. Throws
 // Error naming the file (missing, empty, corrupt, truncated, too large).
 RgbImage load_rgb_image(const std::string& path);
 

@@ -41,7 +41,8 @@ class MultiOutputStep : public Step {
              "docs/step6-multioutput.md)",
              "auto",
              {},
-             {"4x1", "8x1", "4x2", "4x3"}},  // each fits 48 KiB with F = 31 and every suite work-group
+             {"4x1", "8x1", "4x2", "4x3"},  // each fits 48 KiB with F = 31 and every suite work-group
+             auto_or_block(16)},
             {"unroll",
              "Unroll the loop over tile rows too: on, off, or auto (tuned per device type)",
              "auto",

@@ -70,28 +70,29 @@ class SeparableStep : public Step {
                       "kernel (default: the first of 4x8 (a GPU's row pass only), 4x4, 4x2, 4x1 whose tiles fit "
                       "local memory; " + block_text(kDirectRows) + " with --rows direct, " + block_text(kDirectFused) +
                       " with --fused-kernel direct)",
-             "auto", {}, {"8x1", "4x8"}},
+             "auto", {}, {"8x1", "4x8"}, auto_or_block(32)},
             {"fused-kernel", "The fused variant's kernel: tile (convolve_fused, through local memory), direct "
                              "(convolve_fused_direct, through the caches; default block " + block_text(kDirectFused) +
                              "), or auto (direct on a GPU, tile on a CPU)",
-             "auto", {}, {"direct"}},
+             "auto", {}, {"direct"}, one_of({"auto", "tile", "direct"})},
             {"column-block", "The column pass's outputs per work-item WxH (variant passes; default: "
                              "the first of 4x16, 4x8 (on a GPU only), 4x4, 4x2, 4x1 that fits local memory; " +
-                             block_text(kDirectColumns) + " with --columns direct)", "auto", {}, {"4x8", "4x16"}},
+                             block_text(kDirectColumns) + " with --columns direct)", "auto", {}, {"4x8", "4x16"},
+             auto_or_block(32)},
             {"rows", std::string("The row pass's kernel (variant passes): tile (convolve, through local memory), "
                                  "direct (convolve_direct, through the caches), or auto (") +
                          (kGpuRowsDirect ? "direct" : "tile") + " on a GPU, tile on a CPU)",
-             "auto", {}, {"direct"}},
+             "auto", {}, {"direct"}, one_of({"auto", "tile", "direct"})},
             {"columns", "The column pass's kernel (variant passes): tile, direct, or auto (direct on a GPU, "
                         "tile on a CPU)",
              // Free text, so the suites run only direct: tile is what auto
              // already runs on the CPUs and Oclgrind they run on.
-             "auto", {}, {"direct"}},
+             "auto", {}, {"direct"}, one_of({"auto", "tile", "direct"})},
             {"unroll", "Unroll the loop over tile rows (each pass's code grows with F only): on, off, "
                        "or auto (tuned per device type)",
              // No choices listed, so the suites do not run each one: on a CPU, auto
              // already builds both (the passes unrolled, the fused kernel not).
-             "auto", {}, {}}};
+             "auto", {}, {}, one_of({"auto", "on", "off"})}};
   }
   std::string embedded_source() const override { return embedded::step7_separable_kernel; }
   bool exact_sums() const override { return false; }

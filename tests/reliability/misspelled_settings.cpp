@@ -1,0 +1,143 @@
+// Every executable in build/bin refuses a misspelled or meaningless setting
+// with exit 2 and one line, before any work: the device is never opened
+// (each run names a platform that does not exist, which would be exit 1),
+// the device limits are never measured, no output file is written. The
+// executables are found by listing the folder, so a tool added later is
+// run here too (at least with an option no tool has).
+#include <catch2/catch.hpp>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/registry.hpp"
+#include "common/step.hpp"
+#include "tests/process.hpp"
+#include "tests/reliability/refusal_checks.hpp"
+
+using namespace conv;
+using namespace conv::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+using Args = std::vector<std::string>;
+
+// The executables in build/bin, less the test suites (*_tests) and the
+// fuzzers (fuzz_*), which are not tools.
+std::vector<std::string> tools() {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(CLCONV_BIN_DIR)) {
+    const std::string name = entry.path().filename().string();
+    if (!entry.is_regular_file() || ::access(entry.path().c_str(), X_OK) != 0) continue;
+    if (name.size() > 6 && name.compare(name.size() - 6, 6, "_tests") == 0) continue;
+    if (name.rfind("fuzz_", 0) == 0) continue;
+    names.push_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// The tools that open an OpenCL device take --platform; a platform nobody
+// has turns "the device was opened first" into exit 1.
+bool opens_a_device(const std::string& program) { return program != "grade" && program != "opencv-filter2d"; }
+
+// The mistakes each tool must refuse, beyond an option no tool has.
+std::map<std::string, std::vector<Args>> mistakes() {
+  std::map<std::string, std::vector<Args>> m;
+  for (const auto& step : all_steps()) {
+    auto& list = m[step->name()];
+    for (const char* t : {"nan", "-nan", "inf", "-1", "1e-400", "1e7", "5s", ""}) list.push_back({"--timeout", t});
+    list.push_back({"--variant", "bogus"});
+    // Every option the step declares, with a value none takes: choices and
+    // free text alike (a free-text option must declare its check).
+    for (const auto& o : step->options()) list.push_back({"--" + o.name, "bogus"});
+  }
+  // Options a variant ignores are still checked.
+  m["step7-separable"].push_back({"--variant", "fused", "--columns", "bogus"});
+  m["step7-separable"].push_back({"--variant", "passes", "--fused-kernel", "bogus"});
+  m["step7-separable"].push_back({"--block", "5x4"});
+  m["step6-multioutput"].push_back({"--block", "5x4"});
+  m["kernel-info"] = {{"--variant", "bogus"}, {"--set", "bogus=1"}, {"--set", "=4"}, {"--set", "block"},
+                      {"--set", "block="}, {"--step", "1", "--set", "bank=2"}, {"--set", "variant=rows"},
+                      {"--set", "block=5x4"}, {"--step", "7", "--variant", "fused", "--set", "columns=bogus"},
+                      {"--step", "5", "--wg", "3x5"}, {"--step", "99"}};
+  m["sweep"] = {{"--set", "blok=8x2"}, {"--set", "block=5x4"}, {"--set", "=4"}, {"--set", "block=,"},
+                {"--set", "variant=rows"}, {"--variants", "bogus"}, {"--steps", "1", "--set", "bank=2"},
+                {"--steps", "7", "--set", "columns=tile,bogus"}, {"--steps", "99"}};
+  m["tour"] = {{"--set", "block=5x4"}, {"--set", "blok=1"}, {"--set", "=4"}, {"--set", "variant=rows"},
+               {"--set", "columns=bogus"}, {"--wg", "3x5"}};
+  m["histogram"] = {{"--timeout", "nan"}, {"--timeout", "inf"}, {"--timeout", "-1"}, {"--variant", "bogus"}};
+  m["step6-bank"] = {{"--block", "6x2"}, {"--bank", "3"}, {"--wg", "0x4"}};
+  m["step6-volume"] = {{"--variant", "bogus"}, {"--bank", "3"}, {"--size", "0"}};
+  m["kernel_check"] = {{"--step", "1", "--variant", "bogus"}, {"--step", "99"}};
+  m["grade"] = {{"--jobs", "x"}};
+  return m;
+}
+
+// Where the tool would write, so that the test can see nothing was.
+Args output_args(const std::string& program, const std::string& dir) {
+  if (program == "sweep" || program == "histogram") return {"--output", dir + "/out.csv"};
+  if (program == "kernel-info") return {"--dir", dir};
+  if (program == "grade") return {"--report", dir + "/report.csv"};
+  if (program.rfind("step", 0) == 0 && program != "step6-bank" && program != "step6-volume")
+    return {"--output", dir + "/out.pfm"};
+  return {};
+}
+
+void expect_usage_error(const std::string& program, Args args) {
+  const std::string dir = fresh_dir("misspelled-" + program);
+  const Args out = output_args(program, dir);
+  args.insert(args.end(), out.begin(), out.end());
+  if (opens_a_device(program)) args.insert(args.end(), {"--platform", "no-such-platform"});
+  std::string command = program;
+  for (const auto& a : args) command += " '" + a + "'";
+  const Outcome r = run_program(program, args, {}, 60);
+  INFO(command << "\nstatus " << r.status << ", signal " << r.signal << ", stderr:\n" << r.err);
+  CHECK_FALSE(r.timed_out);
+  CHECK(r.signal == 0);
+  CHECK(r.status == 2);
+  CHECK(r.err_lines() == 1);
+  CHECK(r.err.rfind(program + ": ", 0) == 0);
+  CHECK(r.err.find("measuring") == std::string::npos);
+  CHECK(r.out.empty());
+  CHECK(fs::is_empty(dir));  // no output, no temporary file
+}
+
+}  // namespace
+
+TEST_CASE("every executable refuses a misspelled or meaningless setting before any work",
+          "[kept][cli][settings]") {
+  const auto all = tools();
+  const auto table = mistakes();
+  // The table names only tools that exist, and the tools the project
+  // always builds are all here.
+  for (const auto& entry : table) {
+    INFO(entry.first << " is not in " CLCONV_BIN_DIR);
+    CHECK(std::count(all.begin(), all.end(), entry.first) == 1);
+  }
+  for (const auto& program : all) {
+    SECTION(program) {
+      expect_usage_error(program, {"--no-such-setting", "1"});
+      expect_usage_error(program, {"--no-such-setting"});
+      const auto it = table.find(program);
+      if (it == table.end()) continue;
+      for (const auto& args : it->second) expect_usage_error(program, args);
+    }
+  }
+}
+
+TEST_CASE("a value a step takes is not refused by the check", "[kept][cli][settings]") {
+  // The shared check must not refuse what the steps run: every choice and
+  // test value of every option passes Step::check_options.
+  for (const auto& step : all_steps())
+    for (const auto& config : suite_configurations(*step)) {
+      INFO(step->name() << " " << step->describe(config));
+      CHECK_NOTHROW(step->check_options(config));
+    }
+}
