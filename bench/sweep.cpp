@@ -206,7 +206,8 @@ int main(int argc, char** argv) {
 
     // Rows go out as they finish: to standard output, or to OUTPUT.partial,
     // renamed to OUTPUT at the end (a failure leaves the finished rows there).
-    const std::string partial = output.empty() ? "" : output + ".partial";
+    // A symbolic link at OUTPUT is written through (common/image.hpp).
+    const std::string partial = output.empty() ? "" : partial_path(output);
     std::ofstream partial_file;
     if (!output.empty()) {
       partial_file.open(partial, std::ios::trunc);
@@ -224,8 +225,9 @@ int main(int argc, char** argv) {
     };
 
     DeviceContext device(device_options.choice);
-    std::cerr << "sweep: " << device.facts().name << ": measuring the device limits...\n";
-    const DeviceLimits limits = device_limits(device, reprobe);
+    const DeviceLimits limits = device_limits(device, reprobe, [&](const std::string& line) {
+      std::cerr << "sweep: " << device.facts().name << ": " << line << "\n";  // only when it measures
+    });
 
     int wrong = 0, done = 0;
     const int total = static_cast<int>(images.size() * filters.size() * wgs.size() * steps.size());
@@ -333,7 +335,7 @@ int main(int argc, char** argv) {
     }
     if (!output.empty()) {
       partial_file.close();
-      if (!partial_file || std::rename(partial.c_str(), output.c_str()) != 0)
+      if (!partial_file || std::rename(partial.c_str(), output_target(output).c_str()) != 0)
         throw Error(output + ": cannot write: " + std::strerror(errno) + " (the rows are in " +
                     partial + ")");
       std::cerr << "sweep: wrote " << written << " rows to " << output << "\n";

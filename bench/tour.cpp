@@ -90,8 +90,9 @@ int main(int argc, char** argv) {
 
     std::cerr << "tour: " << facts.name << ", " << image.width << "x" << image.height
               << ", filter " << filter.name << "\n";
-    std::cerr << "tour: measuring the device limits (cached after the first run)...\n";
-    const DeviceLimits limits = device_limits(device, reprobe);
+    const DeviceLimits limits = device_limits(device, reprobe, [](const std::string& line) {
+      std::cerr << "tour: " << line << "\n";  // only when it measures
+    });
     std::cerr << "tour: serial reference and baseline...\n";
     const Reference reference = reference_correlate(problem.padded, filter);
 

@@ -15,6 +15,7 @@
 #include "common/program.hpp"
 #include "common/reference.hpp"
 #include "common/report.hpp"
+#include "common/supervisor.hpp"
 #include "common/watchdog.hpp"
 
 namespace conv {
@@ -199,6 +200,36 @@ void print_report(const Step& step, const DeviceFacts& facts, const Problem& pro
   write_table(std::cout, {row}, false);
 }
 
+// The device, the run (common/run_step.cpp) under --timeout's watch, the
+// report, --verify and --output.
+int run_and_report(Step& step, const StepCommand& c, RunOptions& run, const Problem& problem) {
+  RunResult result;
+  std::unique_ptr<DeviceContext> device;
+  {
+    const Watchdog watchdog(step.name(), c.timeout,
+                            "stopped after --timeout " + format_seconds(c.timeout) +
+                                " s: the kernel did not finish (does it loop forever?)",
+                            "stopped after --timeout " + format_seconds(c.timeout) +
+                                " s while the kernel was being built: the OpenCL compiler did not finish");
+    device = std::make_unique<DeviceContext>(c.device.choice);
+    if (c.wg == "auto")
+      std::tie(run.wg_x, run.wg_y) = step.default_work_group(device->facts(), problem.filter.width);
+    result = run_step(step, *device, problem, run, c.reps);
+  }
+
+  Comparison cmp;
+  if (c.verify)
+    cmp = step.compare(result.output, problem, reference_correlate(problem.padded, problem.filter));
+  print_report(step, device->facts(), problem, run, result, c.verify ? &cmp : nullptr, c.csv);
+  if (c.verify) {
+    std::cerr << "verify: " << cmp.describe() << (cmp.passed() ? " - OK" : " - FAILED")
+              << (!cmp.passed() && !c.output.empty() ? " (" + c.output + " not written)" : "") << "\n";
+    if (!cmp.passed()) return 1;
+  }
+  if (!c.output.empty()) save_image(c.output, result.output);  // only a result that passed
+  return 0;
+}
+
 }  // namespace
 
 // A step's executable: parse and check the command line, load the image
@@ -212,31 +243,9 @@ int step_main(int argc, char** argv, Step& step) {
     RunOptions run = check_step_command(step, c);
     const Filter filter = parse_filter_spec(c.problem.filter);
     const Problem problem = make_problem(load_image_spec(c.problem.image), filter, c.border);
-
-    // The device and the run (common/run_step.cpp), under --timeout's watch.
-    RunResult result;
-    std::unique_ptr<DeviceContext> device;
-    {
-      const Watchdog watchdog(step.name(), c.timeout,
-                              "stopped after --timeout " + format_seconds(c.timeout) +
-                                  " s: the kernel did not finish (does it loop forever?)");
-      device = std::make_unique<DeviceContext>(c.device.choice);
-      if (c.wg == "auto")
-        std::tie(run.wg_x, run.wg_y) = step.default_work_group(device->facts(), problem.filter.width);
-      result = run_step(step, *device, problem, run, c.reps);
-    }
-
-    Comparison cmp;
-    if (c.verify)
-      cmp = step.compare(result.output, problem, reference_correlate(problem.padded, problem.filter));
-    print_report(step, device->facts(), problem, run, result, c.verify ? &cmp : nullptr, c.csv);
-    if (c.verify) {
-      std::cerr << "verify: " << cmp.describe() << (cmp.passed() ? " - OK" : " - FAILED")
-                << (!cmp.passed() && !c.output.empty() ? " (" + c.output + " not written)" : "") << "\n";
-      if (!cmp.passed()) return 1;
-    }
-    if (!c.output.empty()) save_image(c.output, result.output);  // only a result that passed
-    return 0;
+    // With --kernel, the rest in a child process, so that a kernel that
+    // ends the process by a signal is reported in one line (common/supervisor.hpp).
+    return run_supervised(step.name(), c.kernel_file, [&] { return run_and_report(step, c, run, problem); });
   });
 }
 

@@ -14,6 +14,7 @@
 #include "common/cache_dir.hpp"
 #include "common/errors.hpp"
 #include "common/program.hpp"
+#include "common/supervisor.hpp"
 
 namespace conv {
 namespace {
@@ -87,6 +88,23 @@ std::string prepare_pocl_cache() {
   return note;
 }
 
+// What is wrong with a POCL_CACHE_DIR the user set, or "": PoCL cannot
+// build a kernel (or, in some versions, offer a device) without a cache
+// folder it can write, and says only "failed to build the program".
+std::string pocl_cache_dir_problem() {
+  const char* set = std::getenv("POCL_CACHE_DIR");
+  if (!set || !*set) return "";
+  const std::string dir = set;
+  struct stat st;
+  const bool exists = ::stat(dir.c_str(), &st) == 0;
+  if (exists && !S_ISDIR(st.st_mode))
+    return "POCL_CACHE_DIR=" + dir + " is not a folder (PoCL keeps compiled kernels there)";
+  if (!writable_folder(dir))
+    return "POCL_CACHE_DIR=" + dir + (exists ? " is a folder that cannot be written" : " cannot be created") +
+           " (PoCL keeps compiled kernels there)";
+  return "";
+}
+
 // PoCL's CPU driver runs a work-group's loops on one thread per core and,
 // unless asked, lets the operating system move those threads between
 // cores. On a 2-core machine that made a process's launches come in two
@@ -149,6 +167,9 @@ DeviceEntry choose_device(const DeviceChoice& choice) {
   auto all = enumerate_devices();
   if (all.empty()) {
     const std::string cache = prepare_pocl_cache();
+    if (const std::string problem = pocl_cache_dir_problem(); !problem.empty())
+      throw Error("no OpenCL device found, and " + problem +
+                  ": set POCL_CACHE_DIR to a writable folder, or unset it");
     throw Error("no OpenCL device found: install an ICD such as pocl-opencl-icd (see README)" +
                 (cache.empty() ? std::string() : "; note: " + cache +
                                                      " (set POCL_CACHE_DIR to a writable folder)"));
@@ -249,9 +270,18 @@ cl::Program DeviceContext::program(const std::string& source, const std::string&
   std::string key = options + '\n' + source;
   auto it = programs_.find(key);
   if (it != programs_.end()) return it->second;
-  cl::Program p = binary_cache_.enabled()
-                      ? binary_cache_.build(context_, device_, source, options, label).program
-                      : build_program(context_, device_, source, options, label);
+  const PhaseScope building(KernelPhase::building);
+  cl::Program p;
+  try {
+    p = binary_cache_.enabled() ? binary_cache_.build(context_, device_, source, options, label).program
+                                : build_program(context_, device_, source, options, label);
+  } catch (const BuildError&) {
+    // PoCL's log then says only "failed to build the program": name the cause.
+    if (const std::string problem = pocl_cache_dir_problem(); !problem.empty())
+      throw Error("kernel " + label + " could not be built: " + problem +
+                  "; set POCL_CACHE_DIR to a writable folder, or unset it");
+    throw;
+  }
   programs_.emplace(key, p);
   built_.push_back({label, source, options, p});
   return p;

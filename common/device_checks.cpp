@@ -87,6 +87,15 @@ void check_work_group(DeviceContext& device, const cl::Kernel& kernel, int wg_x,
                 " work-items is over this kernel's limit of " + std::to_string(kernel_max) +
                 " on " + f.name + " (CL_KERNEL_WORK_GROUP_SIZE)");
   check_private_memory(device, kernel, items, "work-group " + shape);
+  // The kernel's own __local arrays (declared in its body, not passed as
+  // arguments): on PoCL a launch whose arrays are over the limit ends the
+  // program with an assertion inside the driver.
+  const std::size_t local_limit = f.local_mem_bytes;
+  const std::size_t local_used = kernel.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(device.device());
+  if (local_used > local_limit)
+    throw Error("the kernel's __local arrays need " + std::to_string(local_used) +
+                " bytes of local memory, over " + f.name + "'s limit of " +
+                std::to_string(local_limit) + " bytes (CL_DEVICE_LOCAL_MEM_SIZE)");
 }
 
 cl::LocalSpaceArg local_tile(DeviceContext& device, const cl::Kernel& kernel, int tile_width,

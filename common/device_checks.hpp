@@ -16,8 +16,10 @@ namespace conv {
 // over the device's limits (total and per dimension), whatever the kernel.
 void check_work_group_shape(DeviceContext& device, int wg_x, int wg_y, int wg_z = 1);
 
-// As check_work_group_shape, and also against `kernel`'s own limit and, on a
-// CPU, the stack its work-items' private memory needs (check_private_memory).
+// As check_work_group_shape, and also against `kernel`'s own limit, the
+// local memory its own __local arrays need (CL_KERNEL_LOCAL_MEM_SIZE) and,
+// on a CPU, the stack its work-items' private memory needs
+// (check_private_memory).
 void check_work_group(DeviceContext& device, const cl::Kernel& kernel, int wg_x, int wg_y,
                       int wg_z = 1);
 

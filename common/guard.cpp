@@ -78,12 +78,20 @@ void GuardedBuffer::check(cl::CommandQueue& queue) const {
   std::size_t changed = 0, first = 0;
   for (std::size_t i = 0; i < after.size(); ++i)
     if (after[i] != guard_bits_ && changed++ == 0) first = i;
-  if (changed > 0)
-    throw KernelFault("the kernel wrote past the end of " + what_ + " at " +
-                      (pitch_ ? "work-item " + at(floats + first, pitch)
-                              : "element " + std::to_string(floats + first)) +
-                      " (" + std::to_string(changed) +
-                      " float(s) changed after its " + std::to_string(floats) + ")");
+  // The element written is named by its index in the buffer and, for a
+  // buffer of rows, by the row and column that index would have: no
+  // work-item is named, since none need exist there (a 1x1 output's
+  // element 1 is "row 1", past its only row).
+  if (changed > 0) {
+    const std::size_t index = floats + first;
+    std::string where = "element " + std::to_string(index);
+    if (pitch_)
+      where += " (row " + std::to_string(index / pitch) + ", column " + std::to_string(index % pitch) +
+               " at " + std::to_string(pitch) + " float(s) a row; its last row is " +
+               std::to_string((floats + pitch - 1) / pitch - 1) + ")";
+    throw KernelFault("the kernel wrote past the end of " + what_ + ": " + where + ", " +
+                      std::to_string(changed) + " float(s) changed after its " + std::to_string(floats));
+  }
   for (std::size_t i = before.size(); i-- > 0;)
     if (before[i] != guard_bits_ && changed++ == 0) first = before.size() - i;
   if (changed > 0)

@@ -49,7 +49,8 @@ class GuardedBuffer {
                 std::size_t pitch = 0, std::uint32_t guard_bits = kGuardBits);
   cl::Buffer buffer;
   // Throws KernelFault when a margin float changed: "wrote past the end of
-  // the output at work-item (x, y)".
+  // the output: element 21 (row 1, column 1 at 20 float(s) a row; its last
+  // row is 0)".
   void check(cl::CommandQueue& queue) const;
   std::size_t margin_bytes() const { return margin_; }
 

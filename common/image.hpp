@@ -61,7 +61,9 @@ void check_output_path(const std::string& path);
 void check_output_path(const std::string& path, const std::vector<std::string>& extensions);
 
 // Error naming `path` unless a file can be created beside it and renamed
-// onto it (what write_file_atomically does): tried, then removed.
+// onto it (what write_file_atomically does): tried, then removed. A
+// symbolic link is followed to what it names; a folder, a FIFO, a device
+// or a socket there is refused (never replaced).
 void check_writable(const std::string& path);
 
 // PFM as the format defines it: "Pf", width height, scale (negative for
@@ -69,7 +71,21 @@ void check_writable(const std::string& path);
 std::vector<std::uint8_t> encode_pfm(const Image& image);
 Image decode_pfm(const std::vector<std::uint8_t>& bytes, const std::string& name);
 
-// Writes bytes to a temporary file beside `path` and renames it into place.
+// What an output path names: the path itself or, for a symbolic link, its
+// target, followed to the end (a link to a file that does not exist yet
+// names the file the write creates). Outputs are written through a link;
+// the link stays.
+std::string output_target(const std::string& path);
+
+// Where a file written piece by piece before it becomes `path` is kept
+// (sweep's rows): TARGET.partial beside what `path` names, or, where that
+// name would be longer than a file name may be, .clconv-partial-PID there.
+std::string partial_path(const std::string& path);
+
+// Writes bytes to a temporary file beside `path` (".clconv-PID-N": short,
+// so that any legal name can be written) and renames it into place. A
+// symbolic link at `path` is written through: its target is replaced, the
+// link stays. Error for a folder, a FIFO, a device or a socket at `path`.
 void write_file_atomically(const std::string& path, const std::vector<std::uint8_t>& bytes);
 
 }  // namespace conv

@@ -7,10 +7,12 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 #include <vector>
 
 #include "common/cache_dir.hpp"
@@ -87,11 +89,13 @@ DeviceLimits probe_limits(DeviceContext& device) {
 
 namespace {
 
-// Figures no device reaches or falls below: 10 MB/s to 100 TB/s of copy
-// bandwidth, 10 MFLOP/s to 10 PFLOP/s. A cached line outside them (an
-// edited file, a probe that went wrong) is measured again, not believed.
+// Figures no OpenCL device reaches or falls below: 1 GB/s to 100 TB/s of
+// copy bandwidth, 1 GFLOP/s to 10 PFLOP/s (a single CPU core's memory
+// copies several GB/s, and its vector unit does several GFLOP/s). A cached
+// line outside them (an edited file, a probe that went wrong) is measured
+// again, not believed: a cached 0.01 GB/s made a run "18,000 % of limit".
 bool plausible(const DeviceLimits& l) {
-  return l.copy_gbps >= 0.01 && l.copy_gbps <= 1e5 && l.fma_gflops >= 0.01 && l.fma_gflops <= 1e7;
+  return l.copy_gbps >= 1 && l.copy_gbps <= 1e5 && l.fma_gflops >= 1 && l.fma_gflops <= 1e7;
 }
 
 bool regular_or_missing(const std::string& path) {
@@ -123,16 +127,40 @@ bool read_cache(const std::string& file, const std::string& key, DeviceLimits& f
   return have;
 }
 
+// How long a program waits for another's lock on the cache: a probe takes
+// seconds, so a lock held longer belongs to a program that is stuck or
+// stopped (Ctrl-Z). CLCONV_LIMITS_LOCK_WAIT (seconds) changes it.
+double lock_wait_seconds() {
+  const char* text = std::getenv("CLCONV_LIMITS_LOCK_WAIT");
+  if (text && *text) {
+    char* end = nullptr;
+    const double s = std::strtod(text, &end);
+    if (end && *end == '\0' && s >= 0 && s <= 3600) return s;
+  }
+  return 60;
+}
+
 // An exclusive lock on FILE.lock while probing, so that programs started
 // together do not probe at once (each would measure the others' load) nor
-// overwrite each other's line. No lock (an unwritable folder): go on without.
+// overwrite each other's line. No lock (an unwritable folder): go on
+// without. A lock still held by another program after lock_wait_seconds():
+// held() is false, and the caller measures without the cache.
 class CacheLock {
  public:
-  explicit CacheLock(const std::string& file) {
-    const std::string path = file + ".lock";
-    if (!regular_or_missing(path)) return;
-    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-    if (fd_ >= 0 && ::flock(fd_, LOCK_EX) != 0) {
+  explicit CacheLock(const std::string& file) : path_(file + ".lock") {
+    if (!regular_or_missing(path_)) return;
+    fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd_ < 0) return;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(lock_wait_seconds());
+    while (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      if (errno != EWOULDBLOCK && errno != EINTR) break;  // no locks here: go on without
+      if (std::chrono::steady_clock::now() >= until) {
+        busy_ = true;
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    if (busy_) {
       ::close(fd_);
       fd_ = -1;
     }
@@ -142,26 +170,39 @@ class CacheLock {
   }
   CacheLock(const CacheLock&) = delete;
   CacheLock& operator=(const CacheLock&) = delete;
+  // Another program held the lock for the whole wait.
+  bool busy() const { return busy_; }
+  const std::string& path() const { return path_; }
 
  private:
+  std::string path_;
   int fd_ = -1;
+  bool busy_ = false;
 };
 
 }  // namespace
 
-DeviceLimits device_limits(DeviceContext& device, bool refresh) {
+DeviceLimits device_limits(DeviceContext& device, bool refresh,
+                           const std::function<void(const std::string&)>& note) {
   const std::string file = cache_file();
   const std::string key = cache_key(device.facts());
   std::vector<std::string> kept;
   DeviceLimits cached;
-  if (file.empty()) return probe_limits(device);
+  const auto probe = [&](const std::string& why) {
+    if (note) note("measuring the device limits" + why + "...");
+    return probe_limits(device);
+  };
+  if (file.empty()) return probe(" (no cache folder: neither XDG_CACHE_HOME nor HOME is set)");
   if (!refresh && read_cache(file, key, cached, kept)) return cached;
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(file).parent_path(), ec);
   const CacheLock lock(file);
+  if (lock.busy())  // measured, but neither read from the cache nor written to it
+    return probe(" without the cache: " + lock.path() + " was held by another program for " +
+                 std::to_string(static_cast<long long>(lock_wait_seconds())) + " s");
   // Another program may have probed while this one waited for the lock.
   if (!refresh && read_cache(file, key, cached, kept)) return cached;
-  const DeviceLimits limits = probe_limits(device);
+  const DeviceLimits limits = probe(refresh ? "" : " (cached after the first run)");
   if (!plausible(limits) || !regular_or_missing(file)) return limits;
   std::ostringstream s;
   s.precision(17);

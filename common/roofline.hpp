@@ -3,6 +3,7 @@
 // cache folder. (The limits the device reports, checked before a launch,
 // are common/device_checks.hpp.)
 #pragma once
+#include <functional>
 #include <string>
 
 #include "common/device.hpp"
@@ -20,9 +21,15 @@ DeviceLimits probe_limits(DeviceContext& device);
 
 // Cached in $XDG_CACHE_HOME/clconv/limits.tsv (or ~/.cache/...), keyed by
 // platform, device, driver and probe version. `refresh` ignores the cache.
-// Cached figures outside plausible ranges are measured again; probing holds
-// a lock (limits.tsv.lock) so that programs started together probe once.
-DeviceLimits device_limits(DeviceContext& device, bool refresh = false);
+// Cached figures outside plausible ranges (below 1 GB/s or 1 GFLOP/s) are
+// measured again; probing holds a lock (limits.tsv.lock) so that programs
+// started together probe once. A lock another program holds for more than
+// 60 s (CLCONV_LIMITS_LOCK_WAIT) is given up on: the limits are measured
+// without the cache, which is then neither read nor written. `note`, when
+// given, is called with a line to print ("measuring the device limits...",
+// and why when it is not the usual first run) only when a probe runs.
+DeviceLimits device_limits(DeviceContext& device, bool refresh = false,
+                           const std::function<void(const std::string&)>& note = {});
 
 // The roofline bound for a convolution: the time it cannot beat at the
 // measured bandwidth (bytes) or FMA rate (flops), whichever is larger. The

@@ -3,10 +3,12 @@
 #include "common/device_checks.hpp"
 #include "common/errors.hpp"
 #include "common/guard.hpp"
+#include "common/supervisor.hpp"
 
 namespace conv {
 
 Stats run_launch(Launch& launch, int reps, int warmup, const std::function<void()>& check_first) {
+  const PhaseScope running(KernelPhase::running);
   launch.poison_outputs();
   launch.run().wait();
   launch.check_guards();

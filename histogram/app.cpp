@@ -8,6 +8,7 @@
 #include "common/image.hpp"
 #include "common/roofline.hpp"
 #include "common/program.hpp"
+#include "common/supervisor.hpp"
 #include "common/watchdog.hpp"
 #include "histogram/breakdown.hpp"
 #include "histogram/report.hpp"
@@ -84,7 +85,10 @@ int measured_runs(const Options& o, const std::vector<Loaded>& images,
   context.use_binary_cache(ProgramCache::for_user(o.no_cache));
   const DeviceFacts& facts = context.facts();
   DeviceLimits limits;
-  if (o.limits) limits = device_limits(context);
+  if (o.limits)
+    limits = device_limits(context, false, [&](const std::string& line) {
+      if (!o.csv) std::cerr << "histogram: " << line << "\n";
+    });
 
   std::vector<Row> rows;
   bool all_ok = true, have_first = false;
@@ -216,20 +220,24 @@ int run_histogram(const Options& o) {
   std::vector<Loaded> images;  // all of them before any device work
   for (const auto& spec : o.images) images.push_back({spec, load_rgb_spec(spec)});
 
-  Counts first{};
-  const double timeout = o.timeout >= 0 ? o.timeout : o.kernel_file.empty() ? 0 : kDefaultKernelTimeout;
-  const Watchdog watchdog("histogram", timeout,
-                          "stopped after --timeout " + std::to_string(static_cast<long long>(timeout)) +
-                              " s: the kernel did not finish (does it loop forever?)");
-  const int status = o.breakdown ? breakdown_runs(options, images, names, first)
-                                 : measured_runs(options, images, names, first);
-  if (!o.output.empty() && status != 0)  // counts that failed --verify are not kept
-    std::cerr << "histogram: " << o.output << " not written: verification failed\n";
-  if (!o.output.empty() && status == 0) {
-    const std::string text = counts_csv(first);
-    write_file_atomically(o.output, std::vector<std::uint8_t>(text.begin(), text.end()));
-  }
-  return status;
+  // With --kernel, the runs in a child process: a kernel that ends the
+  // process by a signal is reported in one line (common/supervisor.hpp).
+  return run_supervised("histogram", o.kernel_file, [&] {
+    Counts first{};
+    const double timeout = o.timeout >= 0 ? o.timeout : o.kernel_file.empty() ? 0 : kDefaultKernelTimeout;
+    const std::string limit = "stopped after --timeout " + std::to_string(static_cast<long long>(timeout)) + " s";
+    const Watchdog watchdog("histogram", timeout, limit + ": the kernel did not finish (does it loop forever?)",
+                            limit + " while the kernel was being built: the OpenCL compiler did not finish");
+    const int status = o.breakdown ? breakdown_runs(options, images, names, first)
+                                   : measured_runs(options, images, names, first);
+    if (!o.output.empty() && status != 0)  // counts that failed --verify are not kept
+      std::cerr << "histogram: " << o.output << " not written: verification failed\n";
+    if (!o.output.empty() && status == 0) {
+      const std::string text = counts_csv(first);
+      write_file_atomically(o.output, std::vector<std::uint8_t>(text.begin(), text.end()));
+    }
+    return status;
+  });
 }
 
 }  // namespace conv::histogram

@@ -6,6 +6,7 @@
 #include "common/errors.hpp"
 #include "common/launch.hpp"
 #include "common/run_step.hpp"
+#include "common/supervisor.hpp"
 #include "histogram/device_histogram.hpp"
 
 namespace conv::histogram {
@@ -26,6 +27,7 @@ std::vector<double> last(const std::vector<double>& samples, std::size_t n) {
 
 VariantRun run_variant(DeviceContext& device, const RgbImage& image, const Variant& variant,
                        const Settings& settings, int reps, int warmup) {
+  const PhaseScope running(KernelPhase::running);  // its build marks itself
   VariantRun run;
   run.plan = make_plan(variant, image.pixels(), settings, device.facts());
   cl::CommandQueue& queue = device.queue();

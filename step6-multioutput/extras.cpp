@@ -28,8 +28,9 @@ void add_extras_options(CLI::App& app, ExtrasOptions& o, const std::string& veri
 DeviceLimits extras_limits(DeviceContext& device, const ExtrasOptions& options,
                            const std::string& program) {
   if (options.no_limits) return {};
-  if (!options.csv) std::cerr << program << ": measuring the device limits (cached after the first run)...\n";
-  return device_limits(device);
+  return device_limits(device, false, [&](const std::string& line) {
+    if (!options.csv) std::cerr << program << ": " << line << "\n";
+  });
 }
 
 namespace {

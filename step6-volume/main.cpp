@@ -87,10 +87,10 @@ int main(int argc, char** argv) {
     const Volume volume = synthetic_volume(size[0], size[1], size[2], seed);
     // The device's measured limits, or none with --no-limits (for simulators).
     DeviceLimits limits;
-    if (!no_limits) {
-      if (!csv) std::cerr << "step6-volume: measuring the device limits (cached after the first run)...\n";
-      limits = device_limits(device);
-    }
+    if (!no_limits)
+      limits = device_limits(device, false, [&](const std::string& line) {
+        if (!csv) std::cerr << "step6-volume: " << line << "\n";
+      });
     std::vector<Row> rows;
     std::string failure;
     for (int bank : banks) {

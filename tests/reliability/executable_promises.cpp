@@ -79,14 +79,14 @@ TEST_CASE("results that are not finite or never written are errors, and nothing 
     expect_refusal(program, {"--image", "synthetic:9x9", "--filter", "file:" + huge}, 1, "NaN or infinite");
 }
 
-TEST_CASE("a kernel writing past its output is a failure naming the work-item", "[kept][guards]") {
+TEST_CASE("a kernel writing past its output is a failure naming the element", "[kept][guards]") {
   const Outcome r = run_program("step1-naive", {"--image", "synthetic:17x33", "--wg", "8x32", "--reps", "1",
                                                 "--kernel", kBroken + "step1-no-range-guard.cl"});
   INFO(r.err);
   CHECK(r.status == 1);
   CHECK(r.signal == 0);
   CHECK(r.err_lines() == 1);
-  CHECK(r.err.find("wrote past the end of the output at work-item (") != std::string::npos);
+  CHECK(r.err.find("wrote past the end of the output: element ") != std::string::npos);
 }
 
 TEST_CASE("one missing tap fails --verify at every filter width", "[kept][verify]") {

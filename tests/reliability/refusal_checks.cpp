@@ -44,7 +44,8 @@ Outcome expect_refusal(const std::string& program, std::vector<std::string> args
   CHECK(r.err.find(needle) != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(output));
   for (const auto& entry : std::filesystem::directory_iterator(dir))
-    CHECK(entry.path().filename().string().find(".tmp.") == std::string::npos);
+    CHECK((entry.path().filename().string().find(".tmp.") == std::string::npos &&
+           entry.path().filename().string().rfind(".clconv-", 0) != 0));
   return r;
 }
 

@@ -18,7 +18,7 @@ std::string fresh_dir(const std::string& name);
 // histogram) and --reps 1, and checks that it refused cleanly: exit
 // `status`, no signal, stderr one line starting with the program's name and
 // containing `needle` (when `one_line` is false, a build log: such a line
-// among others), no output file nor *.tmp.*.
+// among others), no output file nor temporary file (.clconv-*, *.tmp.*).
 // Returns the outcome for further checks.
 Outcome expect_refusal(const std::string& program, std::vector<std::string> args, int status,
                     const std::string& needle, const Env& env = {}, bool one_line = true);

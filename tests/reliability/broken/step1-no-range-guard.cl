@@ -1,8 +1,8 @@
 // BROKEN ON PURPOSE (docs/reliability.md): step 1's kernel without its
 // range guard. The global size is rounded up to whole work-groups, so the
 // work-items past the image write past the end of the output buffer; the
-// harness's guard bands catch it ("wrote past the end of the output at
-// work-item (x, y)").
+// harness's guard bands catch it ("wrote past the end of the output:
+// element N (row y, column x ...)").
 __kernel void convolve(__global const float* input,   // padded, in_pitch floats per row
                        __global const float* filter,  // F x F, row-major
                        __global float* output,        // out_width x out_height

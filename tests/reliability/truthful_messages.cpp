@@ -1,0 +1,115 @@
+// Messages that tell the truth: an unusable POCL_CACHE_DIR is named, cached
+// device limits no device has are measured again, "measuring the device
+// limits" is said only when measuring, a lock held on the limits cache is
+// waited on only so long, and a write past a buffer names the element, not
+// a work-item that may not exist. docs/reliability.md lists each.
+#include <catch2/catch.hpp>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "tests/files.hpp"
+#include "tests/reliability/refusal_checks.hpp"
+#include "tests/support.hpp"
+
+using namespace conv::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+bool on_pocl() {
+  return device().facts().platform.find("Portable Computing Language") != std::string::npos;
+}
+
+// A program that reads the limits cache and is quick about the rest.
+Outcome bank_run(const Env& env) {
+  return run_program("step6-bank", {"--image", "synthetic:16x16", "--bank", "1", "--reps", "1"}, env, 300);
+}
+
+const std::string kMeasuring = "measuring the device limits";
+
+}  // namespace
+
+TEST_CASE("an unusable POCL_CACHE_DIR is named in the error", "[kept][device]") {
+  if (!on_pocl()) return;
+  const std::string file = write_scratch("not-a-folder", "x");
+  for (const std::string& dir : {file, std::string("/proc/no-such-cache"), file + "/below-a-file"}) {
+    // Kernels cached from an earlier run would need no cache folder.
+    const Outcome r = run_program("step1-naive", {"--image", "synthetic:8x8", "--reps", "1", "--filter", "random:3"},
+                                  {{"POCL_CACHE_DIR", dir}, {"POCL_KERNEL_CACHE", "0"}});
+    INFO(dir << ": status " << r.status << ", stderr:\n" << r.err);
+    CHECK(r.signal == 0);
+    CHECK(r.err.find("install an ICD") == std::string::npos);
+    if (r.status == 0) continue;  // a PoCL that does without: nothing to explain
+    CHECK(r.status == 1);
+    CHECK(r.err_lines() == 1);
+    CHECK(r.err.find("POCL_CACHE_DIR=" + dir) != std::string::npos);
+  }
+}
+
+TEST_CASE("device limits: measured only when needed, and said so only then", "[kept][limits]") {
+  const std::string cache = fresh_dir("measure");
+  const Env env = {{"XDG_CACHE_HOME", cache}};
+  const std::string file = cache + "/clconv/limits.tsv";
+  const Outcome first = bank_run(env);
+  INFO(first.err);
+  REQUIRE(first.status == 0);
+  CHECK(first.err.find(kMeasuring) != std::string::npos);
+  const Outcome second = bank_run(env);
+  INFO(second.err);
+  CHECK(second.status == 0);
+  CHECK(second.err.find(kMeasuring) == std::string::npos);  // read from the cache
+
+  // Figures below any device (0.01 GB/s copied, 0.5 GFLOP/s) are measured
+  // again, and replaced in the cache.
+  const std::string text = slurp(file);
+  const auto tab = text.find('\t');
+  REQUIRE(tab != std::string::npos);
+  for (const std::string figures : {"0.01\t50", "50\t0.5", "0.01\t0.01"}) {
+    { std::ofstream(file) << text.substr(0, tab) << "\t" << figures << "\n"; }
+    const Outcome again = bank_run(env);
+    INFO(figures << ": " << again.err);
+    CHECK(again.status == 0);
+    CHECK(again.err.find(kMeasuring) != std::string::npos);
+    CHECK(slurp(file).find("\t" + figures + "\n") == std::string::npos);
+  }
+}
+
+TEST_CASE("a lock held on the limits cache is waited on only so long", "[kept][limits]") {
+  const std::string cache = fresh_dir("locked");
+  fs::create_directories(cache + "/clconv");
+  const std::string lock = cache + "/clconv/limits.tsv.lock";
+  const int fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  REQUIRE(fd >= 0);
+  REQUIRE(::flock(fd, LOCK_EX) == 0);  // held by this process for the whole run
+  const Outcome r = bank_run({{"XDG_CACHE_HOME", cache}, {"CLCONV_LIMITS_LOCK_WAIT", "1"}});
+  ::close(fd);
+  INFO(r.err);
+  CHECK_FALSE(r.timed_out);
+  CHECK(r.status == 0);
+  CHECK(r.err.find(kMeasuring + " without the cache: " + lock + " was held by another program") !=
+        std::string::npos);
+  CHECK_FALSE(fs::exists(cache + "/clconv/limits.tsv"));  // neither read nor written
+}
+
+TEST_CASE("a write past the output names the element and its row and column", "[kept][guards]") {
+  // A 1x1 output in a 16x16 group: 255 work-items past the image write.
+  // The first element past the buffer is element 1, row 1, past its only row.
+  const std::string guardless = CLCONV_SOURCE_DIR "/tests/reliability/broken/step1-no-range-guard.cl";
+  const Outcome r = expect_refusal("step1-naive", {"--image", "synthetic:1x1", "--filter", "box:1", "--wg", "16x16",
+                                                   "--kernel", guardless},
+                                   1, "wrote past the end of the output: element 1 (row 1, column 0");
+  CHECK(r.err.find("its last row is 0") != std::string::npos);
+  CHECK(r.err.find("work-item") == std::string::npos);
+}
