@@ -1,10 +1,17 @@
 #include "coursework/case_run.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <regex>
 #include <sstream>
+
+#include "common/errors.hpp"
+#include "common/image.hpp"
 
 namespace conv::grade {
 
@@ -18,137 +25,36 @@ std::string verdict_name(Verdict v) {
     case Verdict::timeout: return "timeout";
     case Verdict::missing: return "missing";
     case Verdict::unreadable: return "unreadable";
+    case Verdict::forbidden: return "forbidden";
+    case Verdict::not_graded: return "not-graded";
   }
   return "?";
 }
 
-namespace {
-
-std::string decode(const std::string& text) {
-  static const std::pair<const char*, char> kEntities[] = {
-      {"&lt;", '<'}, {"&gt;", '>'}, {"&amp;", '&'}, {"&quot;", '"'}, {"&apos;", '\''}};
-  std::string out;
-  for (std::size_t i = 0; i < text.size();) {
-    bool matched = false;
-    if (text[i] == '&') {
-      for (const auto& [entity, c] : kEntities)
-        if (text.compare(i, std::strlen(entity), entity) == 0) {
-          out += c;
-          i += std::strlen(entity);
-          matched = true;
-          break;
-        }
-      if (!matched && text.compare(i, 3, "&#x") == 0) {
-        const std::size_t end = text.find(';', i);
-        if (end != std::string::npos) {
-          out += static_cast<char>(std::stoi(text.substr(i + 3, end - i - 3), nullptr, 16));
-          i = end + 1;
-          matched = true;
-        }
-      }
-    }
-    if (!matched) out += text[i++];
-  }
-  return out;
-}
-
-// Lines trimmed and joined by single spaces (Catch indents element text).
-std::string flatten(const std::string& text) {
-  std::istringstream in(text);
-  std::string line, out;
-  while (std::getline(in, line)) {
-    const auto b = line.find_first_not_of(" \t\r"), e = line.find_last_not_of(" \t\r");
-    if (b == std::string::npos) continue;
-    out += (out.empty() ? "" : " ") + line.substr(b, e - b + 1);
-  }
-  return out;
-}
-
-// The text of <tag ...>text</tag> starting at `open` (the '<'); `end` is set
-// past the closing tag.
-std::string element_text(const std::string& xml, std::size_t open, const std::string& tag,
-                         std::size_t& end) {
-  const std::size_t start = xml.find('>', open);
-  if (start == std::string::npos) return end = xml.size(), "";
-  if (xml[start - 1] == '/') return end = start + 1, "";  // <tag .../>
-  const std::string close = "</" + tag + ">";
-  const std::size_t stop = xml.find(close, start);
-  end = stop == std::string::npos ? xml.size() : stop + close.size();
-  return xml.substr(start + 1, (stop == std::string::npos ? xml.size() : stop) - start - 1);
-}
-
-std::string attribute(const std::string& xml, std::size_t open, const std::string& name) {
-  const std::size_t tag_end = xml.find('>', open);
-  const std::size_t at = xml.find(" " + name + "=\"", open);
-  if (at == std::string::npos || at > tag_end) return "";
-  const std::size_t value = at + name.size() + 3;
-  return xml.substr(value, xml.find('"', value) - value);
-}
-
-}  // namespace
-
-CatchReport parse_catch_xml(const std::string& xml) {
-  CatchReport r;
-  std::vector<std::string> info;
-  std::size_t pos = 0;
-  while ((pos = xml.find('<', pos)) != std::string::npos) {
-    std::size_t name_end = xml.find_first_of(" />", pos + 1);
-    if (name_end == std::string::npos) break;
-    const std::string tag = xml.substr(pos + 1, name_end - pos - 1);
-    std::size_t end = name_end;
-    if (tag == "Info") {
-      info.push_back(flatten(decode(element_text(xml, pos, tag, end))));
-    } else if (tag == "Expression") {
-      const bool failed = attribute(xml, pos, "success") == "false";
-      const std::string body = element_text(xml, pos, tag, end);
-      if (failed && r.failure == CatchReport::Failure::none) {
-        r.failure = CatchReport::Failure::check;
-        r.info = info;
-        std::size_t e2 = 0;
-        const auto o = body.find("<Original>"), x = body.find("<Expanded>");
-        if (o != std::string::npos) r.expression = flatten(decode(element_text(body, o, "Original", e2)));
-        if (x != std::string::npos) r.expanded = flatten(decode(element_text(body, x, "Expanded", e2)));
-      }
-      info.clear();
-    } else if (tag == "Exception" || tag == "Failure" || tag == "FatalErrorCondition") {
-      // Failure: the suite's FAIL() with the harness's message (a result never
-      // written or not finite, a guard band overwritten): read as an exception.
-      const std::string body = decode(element_text(xml, pos, tag, end));
-      if (r.failure == CatchReport::Failure::none) {
-        r.failure = tag == "FatalErrorCondition" ? CatchReport::Failure::fatal : CatchReport::Failure::exception;
-        r.info = info;
-        // Keep the lines: a build log is several.
-        std::istringstream in(body);
-        std::string line;
-        while (std::getline(in, line)) {
-          const auto b = line.find_first_not_of(" \t\r"), e = line.find_last_not_of(" \t\r");
-          if (b != std::string::npos) r.message += (r.message.empty() ? "" : "\n") + line.substr(b, e - b + 1);
-        }
-      }
-      info.clear();
-    } else if (tag == "OverallResult" && !r.finished) {
-      r.finished = true;
-      r.success = attribute(xml, pos, "success") == "true";
-    }
-    pos = std::max(end, name_end);
-  }
-  return r;
-}
-
 std::string first_build_errors(const std::string& message, const std::string& kernel_file,
-                               int lines) {
+                               const std::vector<std::string>& own_files, int lines) {
   // PoCL compiles a copy in its cache (".../tempfile_AbC123.cl"), NVIDIA
   // calls the source "<kernel>", Oclgrind "input.cl": name the student's file.
   static const std::regex temp_name(R"((\S*/)?tempfile_\w+\.cl|<kernel>|\binput\.cl\b)");
   const std::string log = message.substr(message.find('\n') == std::string::npos
                                              ? message.size()
                                              : message.find('\n') + 1);
+  // "name.h:12:3" or "/usr/.../opencl-c.h:12": a diagnostic in a file.
+  static const std::regex in_file(R"(([^\s:'"]+\.[A-Za-z]+):[0-9]+)");
   std::vector<std::string> all, errors;
   std::istringstream in(log);
   std::string line;
+  bool foreign = false;  // the last diagnostic was in a file not the student's
   while (std::getline(in, line)) {
     if (line.find_first_not_of(" \t") == std::string::npos) continue;
     line = std::regex_replace(line, temp_name, kernel_file);
+    // Only the student's own files are quoted: a diagnostic in another
+    // file (a driver's header), and the source lines under it, are left out.
+    std::smatch m;
+    if (std::regex_search(line, m, in_file))
+      foreign = m[1].str() != kernel_file &&
+                std::find(own_files.begin(), own_files.end(), m[1].str()) == own_files.end();
+    if (foreign) continue;
     all.push_back(line);
     if (line.find("error") != std::string::npos && line.find("errors generated") == std::string::npos &&
         line.find("error generated") == std::string::npos)
@@ -162,23 +68,33 @@ std::string first_build_errors(const std::string& message, const std::string& ke
   return out;
 }
 
+bool read_runner_file(const std::string& folder, const std::string& name, std::size_t limit,
+                      std::string& bytes) {
+  // The folder was the sandbox's to write in: a symbolic link there must
+  // not make the grader read a file of its own choosing.
+  const int dir = open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (dir < 0) return false;
+  const int fd = openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  close(dir);
+  if (fd < 0) return false;
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || static_cast<std::uint64_t>(st.st_size) > limit) {
+    close(fd);
+    return false;
+  }
+  bytes.assign(static_cast<std::size_t>(st.st_size), '\0');
+  std::size_t got = 0;
+  while (got < bytes.size()) {
+    const ssize_t n = read(fd, bytes.data() + got, bytes.size() - got);
+    if (n <= 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  close(fd);
+  bytes.resize(got);
+  return true;
+}
+
 namespace {
-
-// "step3-local: 17x33, ..., kernel file /x/y.cl; seed 7 (...)" -> "17x33, ...; seed 7 (...)"
-std::string tidy_info(std::string text) {
-  static const std::regex kernel_note(R"(, kernel file [^;]*)");
-  static const std::regex step_prefix(R"(^step[0-9]+-[A-Za-z0-9_-]+:? )");
-  text = std::regex_replace(text, kernel_note, "");
-  return std::regex_replace(text, step_prefix, "");
-}
-
-std::string last_line(const std::string& text) {
-  std::istringstream in(text);
-  std::string line, last;
-  while (std::getline(in, line))
-    if (line.find_first_not_of(" \t\r") != std::string::npos) last = line;
-  return last;
-}
 
 std::string seconds_text(double s) {
   char buf[32];
@@ -186,73 +102,85 @@ std::string seconds_text(double s) {
   return buf;
 }
 
+std::string base_name(const std::string& path) { return path.substr(path.rfind('/') + 1); }
+
 }  // namespace
 
-CaseOutcome classify(const ChildResult& run, const std::string& case_title,
-                     const std::string& kernel_file, double limit_s) {
-  CaseOutcome c;
-  c.seconds = run.seconds;
-  const std::string in_case = "\"" + case_title + "\"";
+CaseOutcome judge(const CaseContext& c, const ChildResult& run, const std::string& out_folder) {
+  CaseOutcome o;
+  o.seconds = run.seconds;
+  const std::string in_case = "\"" + c.test->title + "\"";
   if (run.timed_out) {
-    c.verdict = Verdict::timeout;
-    c.reason = in_case + " did not finish within " + seconds_text(limit_s) + " (killed)";
-    return c;
+    o.verdict = Verdict::timeout;
+    o.reason = in_case + " did not finish within " + seconds_text(c.limit_s) + " (killed)";
+    return o;
   }
-  const CatchReport report = parse_catch_xml(run.out);
+  const std::string seed = "seed " + std::to_string(c.seed) + " (grade --seed " + std::to_string(c.seed) +
+                           " replays these data)";
+  // bubblewrap exits with 128 + N when its command dies of signal N.
+  const int signal = run.signal ? run.signal
+                     : c.sandboxed && run.status > 128 && run.status < 128 + 65 ? run.status - 128
+                                                                                : 0;
   const auto sanitizer = run.err.find("ERROR: AddressSanitizer");
-  if (run.signal != 0 || report.failure == CatchReport::Failure::fatal ||
-      sanitizer != std::string::npos) {
-    c.verdict = Verdict::crash;
-    // Catch names the signal it caught first (an ASan build then aborts).
-    std::string what = report.failure == CatchReport::Failure::fatal ? report.message
-                       : run.signal                                  ? signal_text(run.signal)
-                                                                     : "";
-    if (sanitizer != std::string::npos) {  // its first line, without the registers
-      std::string line = run.err.substr(sanitizer + 7, run.err.find('\n', sanitizer) - sanitizer - 7);
-      line = line.substr(0, line.find(" (pc "));
-      what += (what.empty() ? "" : "; ") + line;
-    }
-    c.reason = what + " in " + in_case;
-    return c;
+  std::string died;  // how the process ended, when not by exit status 0
+  if (signal) died = signal_text(signal);
+  else if (run.status != 0) died = "exit status " + std::to_string(run.status);
+  if (sanitizer != std::string::npos) {  // its first line, without the registers
+    std::string line = run.err.substr(sanitizer + 7, run.err.find('\n', sanitizer) - sanitizer - 7);
+    died += (died.empty() ? "" : "; ") + line.substr(0, line.find(" (pc "));
   }
-  if (run.status == 0 && report.finished && report.success) return c;
-
-  std::string context;
-  for (const auto& line : report.info) context += (context.empty() ? "" : "; ") + tidy_info(line);
-  switch (report.failure) {
-    case CatchReport::Failure::exception: {
-      const std::string& m = report.message;
-      if (m.find("failed to build") != std::string::npos) {
-        c.verdict = Verdict::build_error;
-        const std::size_t o = m.find("options: ");
-        const std::string options =
-            o == std::string::npos ? "" : m.substr(o + 9, m.find(')', o) - o - 9);
-        c.reason = first_build_errors(m, kernel_file) +
-                   (options.empty() ? "" : " (build options: " + options + ")");
-      } else if (m.find("no kernel named") != std::string::npos) {
-        c.verdict = Verdict::build_error;
-        c.reason = m.substr(m.find("no kernel named")) + " in " + kernel_file +
+  const auto& runs = c.test->runs;
+  for (std::size_t k = 0; k < runs.size(); ++k) {
+    const std::string label = run_label(*c.step, runs[k]);
+    const std::string where = in_case + ": " + label;
+    std::string bytes;
+    if (read_runner_file(out_folder, base_name(output_file(out_folder, k)), std::size_t{1} << 30, bytes)) {
+      std::string problem;
+      try {
+        problem = check_output(*c.step, runs[k], decode_pfm(std::vector<std::uint8_t>(bytes.begin(), bytes.end()),
+                                                            "the result"));
+      } catch (const std::exception&) {
+        problem = "the result is not an image of the right kind";
+      }
+      if (problem.empty()) continue;
+      o.verdict = Verdict::wrong;
+      o.reason = where + "; " + problem + "; " + seed;
+      return o;
+    }
+    if (read_runner_file(out_folder, base_name(build_note_file(out_folder, k)), 1 << 20, bytes)) {
+      o.verdict = Verdict::build_error;
+      const std::size_t at = bytes.find("options: ");
+      const std::string options = at == std::string::npos ? "" : bytes.substr(at + 9, bytes.find(')', at) - at - 9);
+      o.reason = one_line(first_build_errors(bytes, c.kernel_file, c.own_files)) +
+                 (options.empty() ? "" : " (build options: " + one_line(options) + ")");
+      return o;
+    }
+    if (read_runner_file(out_folder, base_name(fault_note_file(out_folder, k)), 1 << 20, bytes)) {
+      const std::string first = one_line(bytes.substr(0, std::min<std::size_t>(bytes.find('\n'), 600)));
+      if (bytes.find("no kernel named") != std::string::npos) {
+        o.verdict = Verdict::build_error;
+        o.reason = one_line(bytes.substr(bytes.find("no kernel named"), 80)) + " in " + c.kernel_file +
                    ": keep the skeleton's kernel name, the launcher looks it up by name";
       } else {
-        c.verdict = Verdict::wrong;  // a failed run: a limit, a guard band, ...
-        c.reason = in_case + ": " + m.substr(0, m.find('\n')) +
-                   (context.empty() ? "" : "; " + context);
+        o.verdict = Verdict::wrong;  // a failed run: a pixel never written, a guard band, a limit
+        o.reason = where + "; " + first + "; " + seed;
       }
-      return c;
+      return o;
     }
-    case CatchReport::Failure::check:
-      c.verdict = Verdict::wrong;
-      c.reason = in_case + ": " + context;
-      if (!report.expanded.empty() && report.expanded != "false")
-        c.reason += (context.empty() ? "" : "; ") + std::string("failed: ") + report.expression +
-                    " (" + report.expanded + ")";
-      return c;
-    default:
-      c.verdict = Verdict::crash;
-      c.reason = "exited with status " + std::to_string(run.status) + " and no result in " + in_case;
-      if (const std::string last = last_line(run.err); !last.empty()) c.reason += ": " + last;
-      return c;
+    if (!died.empty()) {
+      o.verdict = Verdict::crash;
+      o.reason = died + " in " + where + "; " + seed;
+    } else {
+      o.verdict = Verdict::wrong;
+      o.reason = where + ": the case ended (exit status 0) without a result for this run; " + seed;
+    }
+    return o;
   }
+  if (!died.empty()) {
+    o.verdict = Verdict::crash;
+    o.reason = died + " in " + in_case + ", after every result was written";
+  }
+  return o;
 }
 
 }  // namespace conv::grade

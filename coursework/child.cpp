@@ -1,6 +1,8 @@
 #include "coursework/child.hpp"
 
 #include <fcntl.h>
+#include <grp.h>
+#include <sys/prctl.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -62,7 +64,11 @@ ChildResult run_child(const ChildSpec& spec) {
   envp.push_back(nullptr);
   sigset_t none;
   sigemptyset(&none);
-  const rlimit file_limit{64u << 20, 64u << 20}, no_core{0, 0};
+  const rlimit file_limit{spec.file_bytes, spec.file_bytes}, no_core{0, 0};
+  const rlimit memory{spec.memory_bytes, spec.memory_bytes}, processes{spec.processes, spec.processes};
+  // SIGXCPU at the soft limit, SIGKILL a little later.
+  const rlimit cpu{spec.cpu_seconds, spec.cpu_seconds + 5};
+  const pid_t grader = getpid();
 
   const auto start = std::chrono::steady_clock::now();
   pid_t pid;
@@ -74,8 +80,8 @@ ChildResult run_child(const ChildSpec& spec) {
     if (pid == 0) {
       setpgid(0, 0);
       sigprocmask(SIG_SETMASK, &none, nullptr);  // the grader blocks SIGINT in its threads
-      setrlimit(RLIMIT_FSIZE, &file_limit);
-      setrlimit(RLIMIT_CORE, &no_core);
+      // The output files first: the grader's scratch folder is not the
+      // unprivileged user's to write in.
       const int o = open(spec.out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
       const int e = open(spec.err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
       const int in = open("/dev/null", O_RDONLY);
@@ -83,6 +89,17 @@ ChildResult run_child(const ChildSpec& spec) {
       dup2(o, 1);
       dup2(e, 2);
       dup2(in, 0);
+      bool limited = setrlimit(RLIMIT_FSIZE, &file_limit) == 0 && setrlimit(RLIMIT_CORE, &no_core) == 0;
+      if (spec.memory_bytes) limited = limited && setrlimit(RLIMIT_AS, &memory) == 0;
+      if (spec.processes) limited = limited && setrlimit(RLIMIT_NPROC, &processes) == 0;
+      if (spec.cpu_seconds) limited = limited && setrlimit(RLIMIT_CPU, &cpu) == 0;
+      if (!limited) _exit(126);
+      if (spec.drop_to_nobody && (setgroups(0, nullptr) != 0 || setgid(65534) != 0 || setuid(65534) != 0))
+        _exit(126);
+      // After the change of user, which clears it; ends the child if the
+      // grader's thread ends (and so the grader) before it does.
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (getppid() != grader) _exit(126);
       execve(argv[0], argv.data(), envp.data());
       _exit(127);
     }
@@ -119,8 +136,9 @@ ChildResult run_child(const ChildSpec& spec) {
   }
   r.out = read_head(spec.out_path, 8u << 20);
   r.err = read_head(spec.err_path, 8u << 20);
-  if (r.status == 127 && r.out.empty() && r.err.empty())
-    throw Error(spec.argv[0] + ": cannot run it");
+  if ((r.status == 127 || r.status == 126) && r.out.empty() && r.err.empty())
+    throw Error(spec.argv[0] + (r.status == 127 ? ": cannot run it"
+                                                : ": cannot start it (its output files, limits or user)"));
   return r;
 }
 

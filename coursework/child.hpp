@@ -2,6 +2,7 @@
 // own process group with a time limit, its output in files, and no way to
 // take the grader down with it (coursework/README: docs/coursework.md).
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <utility>
@@ -17,6 +18,13 @@ struct ChildSpec {
   std::vector<std::string> unset; // removed from the environment
   double timeout_s = 60;
   std::string out_path, err_path; // where stdout and stderr go
+  // Limits set in the child before it starts its program (0: not set).
+  // Output files are capped at file_bytes; core dumps are always off.
+  std::uint64_t file_bytes = 64u << 20, memory_bytes = 0, processes = 0;
+  std::uint64_t cpu_seconds = 0;
+  // Become uid/gid 65534 (nobody), with no supplementary groups, before
+  // starting the program: for the sandbox when the grader runs as root.
+  bool drop_to_nobody = false;
   // Polled while the child runs; returning true ends it early (not a timeout).
   std::function<bool()> done_early;
 };
@@ -31,8 +39,10 @@ struct ChildResult {
 
 // Runs the child and waits for it. A child that outlives its limit is killed
 // with its whole process group (PoCL's threads, any helper it started).
-// Output files are capped at 64 MiB (a kernel that prints forever ends with
-// SIGXFSZ) and core dumps are off.
+// Output files are capped (a kernel that prints forever ends with SIGXFSZ),
+// core dumps are off, and the child is killed when the grader's thread that
+// started it ends (PR_SET_PDEATHSIG), so a grader killed from outside takes
+// its cases with it.
 ChildResult run_child(const ChildSpec& spec);
 
 // Kills every child still running and makes later run_child() calls refuse;

@@ -7,12 +7,15 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
-#include <sstream>
+#include <regex>
 #include <thread>
 
 #include "common/errors.hpp"
 #include "coursework/oclgrind.hpp"
+#include "coursework/source_check.hpp"
 #include "coursework/structure.hpp"
+
+namespace fs = std::filesystem;
 
 namespace conv::grade {
 
@@ -24,33 +27,54 @@ std::string seconds_text(double s) {
   return buf;
 }
 
-CaseCommand case_command(const Setup& setup, std::size_t i, const std::string& kernel_path) {
-  CaseCommand c{setup.conformance, setup.cases[i], setup.device_env};
-  c.env.push_back({setup.variable, kernel_path});
-  c.env.push_back({"CLCONV_TEST_SEED", std::to_string(setup.seed)});
-  return c;
+std::string file_name(const std::string& path) { return fs::path(path).filename().string(); }
+
+std::string case_inputs(const Setup& setup, std::size_t i) {
+  return setup.sandbox.inputs + "/case-" + std::to_string(i);
 }
 
-// Runs case i on the kernel in `kernel_path`; `tag` keeps the output files
-// of parallel runs apart.
-ChildResult run_case(const Setup& setup, std::size_t i, const std::string& kernel_path,
-                     const std::string& tag, double limit_s) {
-  const CaseCommand c = case_command(setup, i, kernel_path);
-  ChildSpec spec;
-  // -a: stop at the first failed check, which is the one the reason quotes.
-  spec.argv = {c.program, catch_test_spec(c.test), "-r", "xml", "-a"};
-  spec.env = c.env;
-  spec.timeout_s = limit_s;
-  spec.out_path = setup.scratch + "/" + tag + ".stdout";
-  spec.err_path = setup.scratch + "/" + tag + ".stderr";
+// A folder for one submission's cases, the sandbox's to write in, holding
+// the source it builds.
+std::string make_work(const Setup& setup, const std::string& name, const std::string& source) {
+  const std::string work = setup.scratch + "/" + name;
+  fs::create_directories(work);
+  fs::permissions(work, fs::perms::owner_all);
+  std::ofstream(work + "/kernel.cl", std::ios::binary) << source;
+  fs::permissions(work + "/kernel.cl", fs::perms::owner_read | fs::perms::owner_write |
+                                           fs::perms::group_read | fs::perms::others_read);
+  hand_over(setup.sandbox, work);
+  return work;
+}
+
+// Runs case i on the kernel in work/kernel.cl, named `label` in compiler
+// messages; the runner writes into work/case-i.
+ChildResult run_case(const Setup& setup, std::size_t i, const std::string& work, const std::string& label,
+                     double limit_s) {
+  const std::string out = work + "/case-" + std::to_string(i);
+  std::error_code ec;
+  fs::remove_all(out, ec);  // what an earlier run left, if anything
+  const Sandbox& box = setup.sandbox;
+  ChildSpec spec = sandboxed(box, work,
+                             {setup.step_name, inside(box, work, case_inputs(setup, i) + "/manifest"),
+                              inside(box, work, work + "/kernel.cl"), label, inside(box, work, out)},
+                             limit_s);
+  spec.out_path = work + ".stdout";
+  spec.err_path = work + ".stderr";
   ChildResult r = run_child(spec);
   std::remove(spec.out_path.c_str());
   std::remove(spec.err_path.c_str());
   return r;
 }
 
-std::string file_name(const std::string& path) {
-  return std::filesystem::path(path).filename().string();
+CaseContext context(const Setup& setup, std::size_t i, const std::string& kernel_file, double limit_s) {
+  CaseContext c;
+  c.step = setup.step.get();
+  c.test = &setup.cases[i];
+  c.kernel_file = kernel_file;
+  c.seed = setup.seed;
+  c.limit_s = limit_s;
+  c.sandboxed = setup.sandbox.enabled;
+  return c;
 }
 
 // Runs `work(i)` for i in [0, n) on `jobs` threads.
@@ -75,47 +99,49 @@ void parallel_for(std::size_t n, int jobs, const std::function<void(std::size_t)
   if (error) std::rethrow_exception(error);
 }
 
-}  // namespace
-
-std::string case_title(const Setup& setup, const std::string& test) {
-  const std::string prefix = setup.step_name + ": ";
-  return test.rfind(prefix, 0) == 0 ? test.substr(prefix.size()) : test;
+// The student's files as compiler messages name them: the #line names of
+// the source the grader built.
+std::vector<std::string> own_files(const std::string& source) {
+  static const std::regex line_name(R"re(#line [0-9]+ "([^"]*)")re");
+  std::vector<std::string> names;
+  for (auto it = std::sregex_iterator(source.begin(), source.end(), line_name); it != std::sregex_iterator(); ++it)
+    names.push_back((*it)[1].str());
+  return names;
 }
 
-std::vector<std::string> list_cases(const Setup& setup) {
-  ChildSpec spec;
-  spec.argv = {setup.conformance, "--list-test-names-only", "[" + setup.step_name + "]"};
-  spec.timeout_s = 120;
-  spec.out_path = setup.scratch + "/list.stdout";
-  spec.err_path = setup.scratch + "/list.stderr";
-  const ChildResult r = run_child(spec);
-  std::vector<std::string> cases;
-  std::istringstream in(r.out);
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind(setup.step_name + ": ", 0) == 0) cases.push_back(line);
-  if (cases.empty())
-    throw Error(setup.conformance + " lists no cases for " + setup.step_name +
-                " (exit status " + std::to_string(r.status) + ")");
-  return cases;
+}  // namespace
+
+void prepare_cases(Setup& setup) {
+  setup.cases = make_cases(*setup.step, setup.seed);
+  for (std::size_t i = 0; i < setup.cases.size(); ++i) {
+    const std::string dir = case_inputs(setup, i);
+    fs::create_directories(dir);
+    write_case_inputs(setup.cases[i], dir);
+  }
 }
 
 void calibrate(Setup& setup, int jobs) {
-  // The step's own kernel as a file, with a constant that makes the program
-  // new to any compiler cache (PoCL's ignores comments): a submission is
-  // compiled from scratch too.
-  const std::string path = setup.scratch + "/" + setup.step_name + "-reference.cl";
-  std::ofstream(path) << setup.reference_source << "\n__constant int clconv_grade_calibration = "
-                      << setup.seed % 1000000007u << ";\n";
-  if (const auto failed = check_structure(setup.step_name, setup.reference_source); !failed.empty())
+  // The step's own kernel, with a constant that makes the program new to
+  // any compiler cache (PoCL's ignores comments): a submission is compiled
+  // from scratch too.
+  const std::string source = setup.step->embedded_source() +
+                             "\n__constant int clconv_grade_calibration = " +
+                             std::to_string(setup.seed % 1000000007u) + ";\n";
+  if (const auto failed = check_structure(setup.step_name, source); !failed.empty())
     throw Error(setup.step_name + "'s own kernel fails its structural check " + failed.front());
   setup.reference_s.assign(setup.cases.size(), 0);
   setup.limits.assign(setup.cases.size(), 0);
+  const std::string label = setup.step_name + ".cl";
   parallel_for(setup.cases.size(), jobs, [&](std::size_t i) {
-    const ChildResult r = run_case(setup, i, path, "reference-" + std::to_string(i), 1800);
-    const CaseOutcome o = classify(r, case_title(setup, setup.cases[i]), file_name(path), 1800);
+    const std::string work = make_work(setup, "reference-" + std::to_string(i), source);
+    const ChildResult r = run_case(setup, i, work, label, 1800);
+    const CaseOutcome o = judge(context(setup, i, label, 1800), r, work + "/case-" + std::to_string(i));
     if (o.verdict != Verdict::pass)
       throw Error(setup.step_name + "'s own kernel does not pass its case on this device, so "
-                  "no submission could: " + verdict_name(o.verdict) + ": " + o.reason);
+                  "no submission could: " + verdict_name(o.verdict) + ": " + o.reason +
+                  (r.err.empty() ? "" : " (" + one_line(r.err.substr(0, 300)) + ")"));
+    std::error_code ec;
+    fs::remove_all(work, ec);
     setup.reference_s[i] = r.seconds;
     setup.limits[i] = std::max(kMinCaseLimit, kLimitMultiple * r.seconds);
   });
@@ -127,21 +153,34 @@ Grade grade_submission(const Setup& setup, const Submission& s, int index) {
   g.path = s.path;
   g.cases_total = static_cast<int>(setup.cases.size());
   if (!s.problem_verdict.empty()) {
-    g.verdict = s.problem_verdict == "missing" ? Verdict::missing : Verdict::unreadable;
+    g.verdict = s.problem_verdict == "missing"     ? Verdict::missing
+                : s.problem_verdict == "forbidden" ? Verdict::forbidden
+                : s.problem_verdict == "not-graded" ? Verdict::not_graded
+                                                    : Verdict::unreadable;
     g.reason = s.problem;
     return g;
   }
-  const auto structural = check_structure(setup.step_name, s.source);
+  // Nothing is built before its includes and its assembly are checked.
+  const CheckedSource checked = check_source(s.path, s.root);
+  if (!checked.problem.empty()) {
+    g.verdict = Verdict::forbidden;
+    g.reason = checked.problem;
+    return g;
+  }
+  const auto structural = check_structure(setup.step_name, checked.source);
   const std::string kernel_file = file_name(s.path);
+  const std::string work = make_work(setup, "s" + std::to_string(index), checked.source);
   CaseOutcome first;  // the first case that did not pass
   bool failed = false, oclgrind_tried = false;
   int failing = 0, not_run = 0;
   for (std::size_t i = 0; i < setup.cases.size(); ++i) {
-    const ChildResult r = run_case(setup, i, s.path,
-                                   "s" + std::to_string(index) + "-" + std::to_string(i),
-                                   setup.limits[i]);
+    const ChildResult r = run_case(setup, i, work, kernel_file, setup.limits[i]);
     g.seconds += r.seconds;
-    CaseOutcome o = classify(r, case_title(setup, setup.cases[i]), kernel_file, setup.limits[i]);
+    CaseContext c = context(setup, i, kernel_file, setup.limits[i]);
+    c.own_files = own_files(checked.source);
+    CaseOutcome o = judge(c, r, work + "/case-" + std::to_string(i));
+    std::error_code ec;
+    fs::remove_all(work + "/case-" + std::to_string(i), ec);
     if (o.verdict == Verdict::pass) {
       ++g.cases_passed;
       continue;
@@ -151,21 +190,25 @@ Grade grade_submission(const Setup& setup, const Submission& s, int index) {
       o.reason += "; the step's own kernel took " + seconds_text(setup.reference_s[i]);
     if (o.verdict == Verdict::crash && !oclgrind_tried) {
       oclgrind_tried = true;
-      const CaseCommand c = case_command(setup, i, s.path);
+      // Oclgrind interprets the kernel (no native code runs), from the
+      // student's own file through the suite's binary.
+      CaseCommand command{setup.conformance, setup.step_name + ": " + setup.cases[i].title, setup.device_env};
+      command.env.push_back({setup.variable, s.path});
+      command.env.push_back({"CLCONV_TEST_SEED", std::to_string(setup.seed)});
       if (!setup.oclgrind.empty()) {
         const std::string dir = setup.scratch + "/oclgrind-" + std::to_string(index);
-        std::filesystem::create_directories(dir);
+        fs::create_directories(dir);
         const auto start = std::chrono::steady_clock::now();
         const std::string finding =
-            first_oclgrind_finding(setup.oclgrind, c, dir, kernel_file, kOclgrindLimit);
+            first_oclgrind_finding(setup.oclgrind, command, dir, kernel_file, kOclgrindLimit);
         g.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         o.reason += finding.empty() ? "; Oclgrind found nothing within " + seconds_text(kOclgrindLimit) +
-                                          " (" + oclgrind_command(c) + ")"
+                                          " (" + oclgrind_command(command) + ")"
                                     : "; Oclgrind: " + finding;
       } else if (setup.oclgrind_wanted) {
-        o.reason += "; to see where (Oclgrind, Debian package oclgrind): " + oclgrind_command(c);
+        o.reason += "; to see where (Oclgrind, Debian package oclgrind): " + oclgrind_command(command);
       } else {
-        o.reason += "; to see where: " + oclgrind_command(c);
+        o.reason += "; to see where: " + oclgrind_command(command);
       }
     }
     if (!failed) first = o, failed = true;
@@ -176,6 +219,8 @@ Grade grade_submission(const Setup& setup, const Submission& s, int index) {
       break;
     }
   }
+  std::error_code ec;
+  fs::remove_all(work, ec);
   std::string structure_note;
   for (const auto& f : structural) structure_note += (structure_note.empty() ? "" : "; ") + f;
   if (!failed) {

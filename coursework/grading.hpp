@@ -1,14 +1,17 @@
-// Grading a class: the step's conformance cases, each run by the suite's own
-// binary in a child process with a time limit, for every submission; the
-// limits calibrated on the step's own kernel.
+// Grading a class: the step's conformance cases for every submission, each
+// case run by the case runner in a sandbox with a time limit; the grader
+// writes the inputs and checks the outputs itself. The limits are
+// calibrated on the step's own kernel.
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "coursework/case_run.hpp"
 #include "coursework/child.hpp"
+#include "coursework/sandbox.hpp"
 #include "coursework/submissions.hpp"
 
 namespace conv::grade {
@@ -21,18 +24,19 @@ constexpr double kMinCaseLimit = 10;
 constexpr double kOclgrindLimit = 120;
 
 struct Setup {
-  std::string conformance;  // the suite's binary
+  std::shared_ptr<Step> step;
   std::string step_name;    // "step3-local"
   std::string variable;     // "CLCONV_KERNEL_STEP3"
-  std::string reference_source;  // the step's own kernel
-  std::vector<std::string> cases;  // full test names, in the suite's order
+  std::string conformance;  // the suite's binary, for the Oclgrind command
+  std::vector<Case> cases;  // in the suite's order
   std::vector<double> limits;      // seconds, per case
   std::vector<double> reference_s; // what the step's own kernel took (calibrated runs)
   Env device_env;           // CLCONV_PLATFORM and the like
-  std::uint32_t seed = 0;   // CLCONV_TEST_SEED for every case: every student meets the same data
+  std::uint32_t seed = 0;   // every student meets the same data
   std::string oclgrind;     // "" when not installed or not wanted
   bool oclgrind_wanted = true;
   std::string scratch;      // a private temporary folder
+  Sandbox sandbox;
 };
 
 struct Grade {
@@ -43,11 +47,9 @@ struct Grade {
   double seconds = 0;
 };
 
-// "sizes 1x1, ..." from "step3-local: sizes 1x1, ...".
-std::string case_title(const Setup& setup, const std::string& test);
-
-// The step's cases, as the suite lists them.
-std::vector<std::string> list_cases(const Setup& setup);
+// Draws the cases from the seed and writes their inputs under the scratch
+// folder, where the sandbox reads them.
+void prepare_cases(Setup& setup);
 
 // Runs the step's own kernel through every case, `jobs` at a time (the
 // load grading will see), through the same route a submission takes, and

@@ -4,11 +4,16 @@
 // submission can crash, hang or slow the grader; each gets one verdict and
 // a reason. Exit status: 0 when every submission was graded, whatever the
 // verdicts; 1 when the grader could not run; 2 for a command-line mistake.
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -22,6 +27,7 @@
 #include "coursework/grading.hpp"
 #include "coursework/oclgrind.hpp"
 #include "coursework/report.hpp"
+#include "coursework/sandbox.hpp"
 #include "coursework/structure.hpp"
 #include "tests/support.hpp"
 
@@ -34,7 +40,8 @@ namespace {
 // A step whose kernel a student's file can replace: CLCONV_KERNEL_STEP<N>
 // names it, and the step has a kernel of its own to replace.
 bool gradable(const Step& step) {
-  return !conv::test::kernel_variable(step.name()).empty() && !step.embedded_source().empty();
+  return !conv::test::kernel_variable(step.name()).empty() && !step.embedded_source().empty() &&
+         !suite_configurations(step, true).empty();
 }
 
 std::string gradable_steps() {
@@ -68,11 +75,28 @@ std::string own_folder() {
   return ec ? "." : self.parent_path().string();
 }
 
+// The grader's temporary folder: <tmp>/clconv-grade-<uid>/<pid>-XXXXXX.
+// A grader killed from outside (SIGKILL) cannot remove its own, so each
+// run first removes those whose process is gone. The folders are 0711:
+// the sandbox's user (uid 65534) must pass through them to its own.
 struct Scratch {
   std::string path;
   Scratch() {
-    std::string templ = (fs::temp_directory_path() / "clconv-grade-XXXXXX").string();
-    if (!mkdtemp(templ.data())) throw Error("cannot create a temporary folder in " + fs::temp_directory_path().string());
+    const fs::path parent = fs::temp_directory_path() / ("clconv-grade-" + std::to_string(geteuid()));
+    mkdir(parent.c_str(), 0711);
+    struct stat st {};
+    if (lstat(parent.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+      throw Error(parent.string() + ": not a folder of this user's (the grader's temporary folders go there)");
+    chmod(parent.c_str(), 0711);
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(parent, ec)) {
+      const std::string name = e.path().filename().string();
+      const long pid = std::strtol(name.c_str(), nullptr, 10);
+      if (pid > 0 && kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) fs::remove_all(e.path(), ec);
+    }
+    std::string templ = (parent / (std::to_string(getpid()) + "-XXXXXX")).string();
+    if (!mkdtemp(templ.data())) throw Error("cannot create a temporary folder in " + parent.string());
+    chmod(templ.c_str(), 0711);
     path = templ;
   }
   ~Scratch() {
@@ -80,6 +104,53 @@ struct Scratch {
     fs::remove_all(path, ec);
   }
 };
+
+// Refuses a --report the grader could not write at the end, before any
+// grading: a folder, something not a regular file, a folder it cannot
+// create files in.
+void check_report(const std::string& report) {
+  const fs::path path = fs::absolute(report);
+  const fs::path parent = path.parent_path();
+  std::error_code ec;
+  if (!fs::is_directory(parent, ec)) throw UsageError("--report: no folder " + parent.string());
+  struct stat st {};
+  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    throw UsageError("--report: " + report + " is a folder; name a file");
+  if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    throw UsageError("--report: " + report + " is not a regular file");
+  const std::string probe = (parent / (".grade-probe-" + std::to_string(getpid()))).string();
+  const int fd = open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
+  if (fd < 0)
+    throw UsageError("--report: cannot write in " + parent.string() + ": " + std::strerror(errno));
+  close(fd);
+  unlink(probe.c_str());
+}
+
+// The sandbox for the cases, tried once; with --no-sandbox, none.
+Sandbox make_sandbox(const Setup& setup, bool wanted) {
+  Sandbox box;
+  box.enabled = wanted;
+  box.env = setup.device_env;
+  box.inputs = setup.scratch + "/inputs";
+  fs::create_directories(box.inputs);
+  // A copy of the runner, where the sandbox's user can read it (the build
+  // folder may be under a home folder it cannot enter).
+  const std::string runner = own_folder() + "/grade-case";
+  if (access(runner.c_str(), X_OK) != 0)
+    throw Error(runner + ": the grader's case runner is missing (build it: cmake --build --preset default)");
+  box.runner = setup.scratch + "/grade-case";
+  fs::copy_file(runner, box.runner, fs::copy_options::overwrite_existing);
+  chmod(box.runner.c_str(), 0755);
+  if (!wanted) return box;
+  box.drop_to_nobody = geteuid() == 0;
+  box.bwrap = find_bwrap();
+  const std::string why = box.bwrap.empty() ? "bubblewrap (bwrap) is not installed (Debian: apt-get install bubblewrap)"
+                                            : probe_sandbox(box, setup.scratch);
+  if (!why.empty())
+    throw Error("the sandbox for the cases cannot start: " + why +
+                "; grade with --no-sandbox only for code you trust (docs/coursework.md)");
+  return box;
+}
 
 // SIGINT, SIGTERM and SIGHUP (those not ignored, as under nohup) go to one
 // thread, which ends every child (they run in process groups of their own,
@@ -116,7 +187,7 @@ int run(int argc, char** argv, const sigset_t& interrupts) {
   int jobs = 1;
   double case_timeout = 0;
   std::int64_t seed = -1;
-  bool no_oclgrind = false;
+  bool no_oclgrind = false, no_sandbox = false;
   DeviceOptions device_options;
   app.add_option("--step", step_name, "The step graded, by number or name: " + gradable_steps());
   app.add_option("submissions", folder,
@@ -136,42 +207,41 @@ int run(int argc, char** argv, const sigset_t& interrupts) {
   app.add_flag("--no-oclgrind", no_oclgrind,
                "Do not run a crashed case under Oclgrind (found as $OCLGRIND or on the PATH); "
                "print the command instead");
+  app.add_flag("--no-sandbox", no_sandbox,
+               "Run the cases without bubblewrap's sandbox (only the limits): for code you trust, or "
+               "where user namespaces are off; the report says so");
   add_device_options(app, device_options);
   app.footer(
       "Example: build/bin/grade --step 3 submissions/ --report grades.csv (docs/coursework.md)\n"
       "Verdicts: pass; wrong (the first failing case, its worst pixel, the seed); structure (every "
       "case passes but a structural check fails); build-error (the compiler's first errors); "
       "crash (the signal, and Oclgrind's first report or the command that gets it); timeout (the "
-      "case and its limit; later cases are not run); missing or unreadable (the path and why).\n"
+      "case and its limit; later cases are not run); forbidden (inline assembly, an #include "
+      "outside the student's folder, a symbolic link); missing or unreadable (the path and why); "
+      "not-graded (an entry that is no submission).\n"
       "Structural checks (read from the source, comments removed):\n" + structural_help() +
       "Report: a Markdown table on standard output, --report CSV with the columns "
-      "student,step,verdict,cases_passed,cases_total,reason,seconds, a progress line per "
+      "student,step,verdict,cases_passed,cases_total,reason,seconds,sandbox, a progress line per "
       "submission on standard error.\n"
       "Exit status: 0 when every submission was graded (whatever the verdicts), 1 when the "
-      "grader could not run, 2 for a command-line mistake.");
+      "grader could not run (the sandbox among the reasons), 2 for a command-line mistake.");
   if (int rc = parse_command_line(app, argc, argv); rc >= 0) return rc;
 
   if (step_name.empty()) throw UsageError("--step is required: the step graded (" + gradable_steps() + ")");
   if (folder.empty()) throw UsageError("name the folder of submissions");
   Setup setup;
-  const auto step = find_step(step_name);
+  const std::shared_ptr<Step> step(find_step(step_name).release());
+  setup.step = step;
   setup.step_name = step->name();
   setup.variable = conv::test::kernel_variable(setup.step_name);
   if (!gradable(*step))
     throw UsageError("--step: " + setup.step_name + " takes no student kernel (gradable: " + gradable_steps() + ")");
-  setup.reference_source = step->embedded_source();
-  if (!report.empty()) {
-    const fs::path parent = fs::absolute(report).parent_path();
-    if (!fs::is_directory(parent)) throw UsageError("--report: no folder " + parent.string());
-  }
-  std::vector<std::string> skipped;
-  const auto submissions = find_submissions(fs::absolute(folder).lexically_normal().string(),
-                                            setup.step_name, skipped);
+  if (!std::isfinite(case_timeout))
+    throw UsageError("--case-timeout: not a number of seconds");
+  if (!report.empty()) check_report(report);
+  const auto submissions = find_submissions(fs::absolute(folder).lexically_normal().string(), setup.step_name);
   if (submissions.empty())
     throw Error(folder + ": no submissions (NAME.cl files or NAME/ folders) in it");
-  if (!skipped.empty())
-    std::cerr << "grade: skipped " << skipped.size() << " entries that are neither .cl files nor folders"
-              << " (" << skipped.front() << (skipped.size() > 1 ? ", ..." : "") << ")\n";
 
   const DeviceEntry device = choose_device(device_options.choice);
   const DeviceFacts facts = read_facts(device.device);
@@ -181,17 +251,16 @@ int run(int argc, char** argv, const sigset_t& interrupts) {
   if (!c.type.empty()) setup.device_env.push_back({"CLCONV_DEVICE_TYPE", c.type});
 
   setup.conformance = own_folder() + "/conformance_tests";
-  if (access(setup.conformance.c_str(), X_OK) != 0)
-    throw Error(setup.conformance + ": the conformance suite's binary is missing (build it: "
-                "cmake --build --preset default)");
   setup.seed = seed >= 0 ? static_cast<std::uint32_t>(seed) : std::random_device{}();
   setup.oclgrind_wanted = !no_oclgrind;
   if (!no_oclgrind) setup.oclgrind = find_oclgrind();
   Scratch scratch;
   setup.scratch = scratch.path;
   handle_interrupts(interrupts, scratch.path);
-
-  setup.cases = list_cases(setup);
+  setup.sandbox = make_sandbox(setup, !no_sandbox);
+  if (no_sandbox)
+    std::cerr << "grade: --no-sandbox: the cases run without the sandbox; the report records it" << std::endl;
+  prepare_cases(setup);
   if (case_timeout > 0) {
     setup.limits.assign(setup.cases.size(), case_timeout);
   } else {
@@ -214,11 +283,12 @@ int run(int argc, char** argv, const sigset_t& interrupts) {
 
   const std::string title = "Grades for " + setup.step_name + " on " + facts.name + " (" +
                             facts.platform + "), seed " + std::to_string(setup.seed) +
-                            ", case limits " + limits;
+                            ", case limits " + limits +
+                            (setup.sandbox.enabled ? "" : ", WITHOUT the sandbox (--no-sandbox)");
   print_markdown(std::cout, title, setup.step_name, grades);
   std::cout.flush();
   if (!report.empty()) {
-    const std::string csv = grades_csv(setup.step_name, grades);
+    const std::string csv = grades_csv(setup.step_name, grades, setup.sandbox.enabled);
     write_file_atomically(report, std::vector<std::uint8_t>(csv.begin(), csv.end()));
     std::cerr << "grade: wrote " << report << std::endl;
   }

@@ -8,7 +8,11 @@ namespace conv::grade {
 
 namespace {
 
-std::string csv_field(const std::string& text) {
+// A field that a spreadsheet would read as a formula (=, +, -, @, or a
+// tab or carriage return first) gets a single quote in front, as OWASP's
+// advice on CSV injection has it; then the usual CSV quoting.
+std::string csv_field(std::string text) {
+  if (!text.empty() && std::string("=+-@\t\r").find(text[0]) != std::string::npos) text = "'" + text;
   if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
   std::string q = "\"";
   for (char c : text) q += c == '"' ? std::string("\"\"") : std::string(1, c);
@@ -34,13 +38,13 @@ std::string seconds(double s) {
 
 }  // namespace
 
-std::string grades_csv(const std::string& step_name, const std::vector<Grade>& grades) {
+std::string grades_csv(const std::string& step_name, const std::vector<Grade>& grades, bool sandboxed) {
   std::ostringstream out;
-  out << "student,step,verdict,cases_passed,cases_total,reason,seconds\n";
+  out << "student,step,verdict,cases_passed,cases_total,reason,seconds,sandbox\n";
   for (const auto& g : grades)
     out << csv_field(g.student) << ',' << csv_field(step_name) << ',' << verdict_name(g.verdict)
         << ',' << g.cases_passed << ',' << g.cases_total << ',' << csv_field(g.reason) << ','
-        << seconds(g.seconds) << '\n';
+        << seconds(g.seconds) << ',' << (sandboxed ? "bwrap" : "none") << '\n';
   return out.str();
 }
 

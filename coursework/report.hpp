@@ -8,8 +8,9 @@
 
 namespace conv::grade {
 
-// student,step,verdict,cases_passed,cases_total,reason,seconds
-std::string grades_csv(const std::string& step_name, const std::vector<Grade>& grades);
+// student,step,verdict,cases_passed,cases_total,reason,seconds,sandbox; the
+// last column is "bwrap", or "none" for a class graded with --no-sandbox.
+std::string grades_csv(const std::string& step_name, const std::vector<Grade>& grades, bool sandboxed = true);
 
 void print_markdown(std::ostream& out, const std::string& title, const std::string& step_name,
                     const std::vector<Grade>& grades);

@@ -1,6 +1,7 @@
 #include "coursework/submissions.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 
 #include "common/errors.hpp"
@@ -15,6 +16,12 @@ namespace {
 // Reads the kernel; an empty file is "missing" (nothing was handed in), one
 // that cannot be read or is no text is "unreadable".
 void load(Submission& s) {
+  std::error_code ec;
+  if (fs::is_symlink(s.path, ec)) {  // not followed: its target is not the student's to hand in
+    s.problem_verdict = "forbidden";
+    s.problem = s.path + ": a symbolic link; hand in the file itself";
+    return;
+  }
   try {
     s.source = read_text_file(s.path);
   } catch (const std::exception& e) {
@@ -35,6 +42,7 @@ void load(Submission& s) {
 Submission from_folder(const fs::path& dir, const std::string& step_name) {
   Submission s;
   s.student = dir.filename().string();
+  s.root = dir.string();
   std::vector<fs::path> kernels;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec))
@@ -69,8 +77,7 @@ Submission from_folder(const fs::path& dir, const std::string& step_name) {
 
 }  // namespace
 
-std::vector<Submission> find_submissions(const std::string& folder, const std::string& step_name,
-                                         std::vector<std::string>& skipped) {
+std::vector<Submission> find_submissions(const std::string& folder, const std::string& step_name) {
   std::error_code ec;
   if (!fs::is_directory(folder, ec)) throw UsageError(folder + ": not a folder of submissions");
   std::vector<fs::directory_entry> entries;
@@ -81,17 +88,24 @@ std::vector<Submission> find_submissions(const std::string& folder, const std::s
     const std::string name = e.path().filename().string();
     if (name.empty() || name[0] == '.') continue;
     std::error_code kind;
-    if (e.is_directory(kind)) {
-      subs.push_back(from_folder(e.path(), step_name));
+    Submission s;
+    s.student = e.path().stem().string();
+    s.path = e.path().string();
+    if (e.is_symlink(kind)) {
+      s.problem_verdict = "forbidden";
+      s.problem = name + ": a symbolic link; hand in the file or folder itself";
+    } else if (e.is_directory(kind)) {
+      s = from_folder(e.path(), step_name);
     } else if (e.path().extension() == ".cl") {
-      Submission s;
-      s.student = e.path().stem().string();
-      s.path = e.path().string();
       load(s);
-      subs.push_back(s);
     } else {
-      skipped.push_back(name);
+      s.problem_verdict = "not-graded";
+      std::string ext = e.path().extension().string();
+      for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      s.problem = name + (ext == ".cl" ? ": not graded: a kernel file's name ends in .cl, in lower case"
+                                       : ": not graded: neither a .cl file nor a student's folder");
     }
+    subs.push_back(s);
   }
   std::sort(subs.begin(), subs.end(),
             [](const Submission& a, const Submission& b) { return a.student < b.student || (a.student == b.student && a.path < b.path); });
@@ -99,7 +113,6 @@ std::vector<Submission> find_submissions(const std::string& folder, const std::s
   for (std::size_t i = 1; i < subs.size(); ++i)
     if (subs[i].student == subs[i - 1].student)
       subs[i].student = fs::path(subs[i].path).lexically_relative(folder).string();
-  std::sort(skipped.begin(), skipped.end());
   return subs;
 }
 

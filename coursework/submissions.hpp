@@ -10,16 +10,17 @@ namespace conv::grade {
 struct Submission {
   std::string student;
   std::string path;    // the kernel file; for a missing one, the student's folder
+  std::string root;    // the student's folder; "" for a file in the class's folder
   std::string source;  // its text, when it could be read
-  // Set when there is nothing to grade: "missing" or "unreadable", and why.
+  // Set when there is nothing to grade: "missing", "unreadable",
+  // "forbidden" (a symbolic link) or "not-graded" (not a submission), and why.
   std::string problem_verdict, problem;
 };
 
 // Every submission in `folder`, sorted by student. In a student's folder the
 // kernel is <step_name>.cl (the skeleton's name), else convolve.cl, else the
-// only .cl file there. Hidden entries and other files are skipped; `skipped`
-// gets their names.
-std::vector<Submission> find_submissions(const std::string& folder, const std::string& step_name,
-                                         std::vector<std::string>& skipped);
+// only .cl file there. Every other entry gets a row too, "not-graded" with
+// the reason (a README, walter.CL), except hidden ones (".git", ".DS_Store").
+std::vector<Submission> find_submissions(const std::string& folder, const std::string& step_name);
 
 }  // namespace conv::grade

@@ -1,0 +1,327 @@
+#include "coursework/cases.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <random>
+#include <sstream>
+
+#include "common/errors.hpp"
+#include "common/guard.hpp"
+#include "common/program.hpp"
+#include "common/registry.hpp"
+#include "tests/support.hpp"
+
+namespace conv::grade {
+
+namespace {
+
+struct Shape {
+  int x, y;
+};
+// As in tests/conformance.cpp.
+const Shape kWorkGroups[] = {{8, 8}, {16, 16}, {32, 8}, {8, 32}};
+const int kWidths[] = {1, 2, 3, 4, 5, 7, 8, 13, 16, 17, 31, -1};  // -1: motion45
+
+Filter filter_for(int width, std::mt19937& rng) {
+  return width < 0 ? parse_filter_spec("motion45") : conv::test::random_filter(width, rng);
+}
+
+// The first configuration always, and one of the others in turn.
+std::vector<int> configs_for_case(int count, int i) {
+  if (count == 1) return {0};
+  return {0, 1 + i % (count - 1)};
+}
+
+// A run of the reference check; the image is drawn before the filter.
+Run drawn(int config, Shape size, int width, Border border, Shape wg, std::mt19937& rng) {
+  Run r;
+  r.config = config;
+  r.image = conv::test::random_image(size.x, size.y, rng);
+  r.filter = filter_for(width, rng);
+  r.border = border;
+  r.wg_x = wg.x;
+  r.wg_y = wg.y;
+  return r;
+}
+
+using Body = std::function<void(const Step&, int configs, std::mt19937&, std::vector<Run>&)>;
+
+void small_sizes(const Step&, int n, std::mt19937& rng, std::vector<Run>& runs) {
+  const Shape sizes[] = {{1, 1}, {3, 2}, {16, 16}, {17, 33}};
+  int i = 0;
+  for (Shape s : sizes)
+    for (int w : kWidths) {
+      ++i;
+      for (int c : configs_for_case(n, i))
+        runs.push_back(drawn(c, s, w, i % 2 ? Border::zero : Border::clamp, kWorkGroups[i % 4], rng));
+    }
+}
+
+void medium_size(const Step&, int n, std::mt19937& rng, std::vector<Run>& runs) {
+  int i = 0;
+  for (int w : kWidths) {
+    ++i;
+    for (int c : configs_for_case(n, i))
+      runs.push_back(drawn(c, {600, 400}, w, i % 2 ? Border::clamp : Border::zero, kWorkGroups[(i + 1) % 4], rng));
+  }
+}
+
+void large_size(const Step&, int n, std::mt19937& rng, std::vector<Run>& runs) {
+  int i = 0;
+  for (int w : {1, 4, -1, 13}) {
+    ++i;
+    for (int c : configs_for_case(n, i))
+      runs.push_back(drawn(c, {1919, 1079}, w, i % 2 ? Border::zero : Border::clamp, kWorkGroups[(i + 2) % 4], rng));
+  }
+}
+
+void huge_size(const Step&, int n, std::mt19937& rng, std::vector<Run>& runs) {
+  runs.push_back(drawn(n - 1, {4096, 4096}, 3, Border::clamp, {16, 16}, rng));
+}
+
+void shapes_and_borders(const Step&, int n, std::mt19937& rng, std::vector<Run>& runs) {
+  int i = 0;
+  for (Shape size : {Shape{17, 33}, Shape{600, 400}})
+    for (Shape wg : kWorkGroups)
+      for (Border b : {Border::zero, Border::clamp}) runs.push_back(drawn(i++ % n, size, 5, b, wg, rng));
+}
+
+// A single 1 in a field of 0s gives back the filter, rotated.
+void impulse(const Step& step, int n, std::mt19937& rng, std::vector<Run>& runs) {
+  int i = 0;
+  for (int w : {1, 2, 3, 4, 7, 8, 16, 17})
+    for (int c : configs_for_case(n, i++)) {
+      Run r;
+      r.config = c;
+      r.filter = filter_for(w, rng);
+      const int size = 2 * w + 5;
+      r.impulse_x = size / 2;
+      r.impulse_y = size / 2 - 1;
+      r.image = Image(size, size + 3, 0.0f);
+      r.image.at(r.impulse_x, r.impulse_y) = 1.0f;
+      r.check = step.exact_sums() ? Run::Check::impulse : Run::Check::reference;
+      runs.push_back(std::move(r));
+    }
+}
+
+// A constant image with the clamp border gives c * sum(weights).
+void constant(const Step& step, int n, std::mt19937& rng, std::vector<Run>& runs) {
+  int i = 0;
+  for (int w : {1, 3, 6, 7, 16, 31})
+    for (int c : configs_for_case(n, i++)) {
+      Run r;
+      r.config = c;
+      r.filter = filter_for(w, rng);
+      r.constant = std::uniform_real_distribution<float>(0.25f, 1.0f)(rng);
+      r.image = Image(45, 37, r.constant);
+      r.border = Border::clamp;
+      r.check = step.exact_sums() ? Run::Check::constant : Run::Check::reference;
+      runs.push_back(std::move(r));
+    }
+}
+
+struct Group {
+  const char* title;
+  Body body;
+};
+const Group kGroups[] = {
+    {"sizes 1x1, 3x2, 16x16, 17x33 x every filter width", small_sizes},
+    {"600x400 x every filter width", medium_size},
+    {"1919x1079", large_size},
+    {"4096x4096", huge_size},
+    {"work-group shapes x borders", shapes_and_borders},
+    {"an impulse reproduces the filter", impulse},
+    {"a constant image gives the weight sum", constant},
+};
+
+RunOptions options_of(const Step& step, const Run& run) {
+  RunOptions options = suite_configurations(step, true).at(static_cast<std::size_t>(run.config));
+  options.wg_x = run.wg_x;
+  options.wg_y = run.wg_y;
+  return options;
+}
+
+void write_bytes(const std::string& path, const std::vector<std::uint8_t>& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  if (!out.flush()) throw Error(path + ": cannot write it");
+}
+
+std::vector<std::uint8_t> read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::vector<std::uint8_t>(std::istreambuf_iterator<char>(in), {});
+}
+
+Image filter_image(const Filter& f) {
+  Image img(f.width, f.width);
+  img.pixels = f.weights;
+  return img;
+}
+
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+std::string check_impulse(const Step& step, const Run& run, const Problem& problem, const Image& out) {
+  const RunOptions options = options_of(step, run);
+  const std::vector<Filter> planes = step.plane_filters(problem, options);
+  const int w = run.filter.width, a = w / 2;
+  long long mismatches = 0;
+  std::string first;
+  for (std::size_t k = 0; k < planes.size(); ++k)
+    for (int y = 0; y < problem.out_height(); ++y)
+      for (int x = 0; x < out.width; ++x) {
+        const int row = run.impulse_y - y + a, col = run.impulse_x - x + a;
+        const bool in = row >= 0 && row < w && col >= 0 && col < w;
+        const float expected = in ? planes[k].at(row, col) : 0.0f;
+        const float got = out.at(x, static_cast<int>(k) * problem.out_height() + y);
+        if (got == expected) continue;
+        if (mismatches++ == 0)
+          first = "(" + std::to_string(x) + ", " + std::to_string(y) + "): " + number(got) +
+                  " instead of " + number(expected);
+      }
+  if (mismatches == 0) return "";
+  return std::to_string(mismatches) + " output(s) are not the filter's weights exactly (a single 1 "
+         "in 0s), the first at " + first;
+}
+
+std::string check_constant(const Step& step, const Run& run, const Problem& problem, const Image& out) {
+  const RunOptions options = options_of(step, run);
+  const std::vector<Filter> planes = step.plane_filters(problem, options);
+  const std::size_t plane_pixels = out.pixels.size() / planes.size();
+  const double c = run.constant, w = run.filter.width;
+  for (std::size_t k = 0; k < planes.size(); ++k) {
+    double abs_sum = 0;
+    for (float v : planes[k].weights) abs_sum += std::fabs(v) * c;
+    const double expected = planes[k].sum() * c, tolerance = w * w * 1.2e-7 * abs_sum + 1e-30;
+    double worst = 0;
+    std::size_t at = 0;
+    for (std::size_t i = k * plane_pixels; i < (k + 1) * plane_pixels; ++i) {
+      const float v = out.pixels[i];
+      const double d = std::isfinite(v) ? std::fabs(v - expected) : INFINITY;
+      if (d > worst) worst = d, at = i - k * plane_pixels;
+    }
+    if (worst > tolerance)
+      return "a constant " + number(c) + " should give " + number(expected) + " everywhere; worst at (" +
+             std::to_string(at % out.width) + ", " + std::to_string(at / out.width) + "), off by " +
+             number(worst) + " (tolerance " + number(tolerance) + ")" +
+             (planes.size() > 1 ? ", plane " + std::to_string(k) : "");
+  }
+  return "";
+}
+
+}  // namespace
+
+std::vector<Case> make_cases(const Step& step, std::uint32_t seed) {
+  const int configs = static_cast<int>(suite_configurations(step, true).size());
+  if (configs == 0) throw Error(step.name() + " has no configuration that builds a kernel file");
+  std::vector<Case> cases;
+  for (const auto& group : kGroups) {
+    // A seed per case, derived from the run's seed, as the suite does.
+    std::seed_seq seq{seed, static_cast<std::uint32_t>(std::hash<std::string>{}(step.name() + group.title))};
+    std::mt19937 rng(seq);
+    Case c;
+    c.title = group.title;
+    group.body(step, configs, rng, c.runs);
+    cases.push_back(std::move(c));
+  }
+  return cases;
+}
+
+std::string output_file(const std::string& folder, std::size_t k) {
+  return folder + "/run-" + std::to_string(k) + ".pfm";
+}
+std::string build_note_file(const std::string& folder, std::size_t k) {
+  return folder + "/run-" + std::to_string(k) + ".build-log";
+}
+std::string fault_note_file(const std::string& folder, std::size_t k) {
+  return folder + "/run-" + std::to_string(k) + ".fault";
+}
+
+void write_case_inputs(const Case& c, const std::string& folder) {
+  std::ostringstream manifest;
+  for (std::size_t k = 0; k < c.runs.size(); ++k) {
+    const Run& r = c.runs[k];
+    const std::string image = "image-" + std::to_string(k) + ".pfm", filter = "filter-" + std::to_string(k) + ".pfm";
+    write_bytes(folder + "/" + image, encode_pfm(r.image));
+    write_bytes(folder + "/" + filter, encode_pfm(filter_image(r.filter)));
+    manifest << r.config << ' ' << r.wg_x << ' ' << r.wg_y << ' ' << border_name(r.border) << ' '
+             << image << ' ' << filter << ' ' << r.filter.name << '\n';
+  }
+  const std::string text = manifest.str();
+  write_bytes(folder + "/manifest", std::vector<std::uint8_t>(text.begin(), text.end()));
+}
+
+std::string run_label(const Step& step, const Run& run) {
+  return std::to_string(run.image.width) + "x" + std::to_string(run.image.height) + ", filter " +
+         run.filter.name + ", border " + border_name(run.border) + ", wg " + std::to_string(run.wg_x) + "x" +
+         std::to_string(run.wg_y) + ", variant " + step.describe(options_of(step, run));
+}
+
+std::string check_output(const Step& step, const Run& run, const Image& output) {
+  const Problem problem = make_problem(run.image, run.filter, run.border);
+  const int planes = static_cast<int>(step.plane_filters(problem, options_of(step, run)).size());
+  if (output.width != problem.out_width() || output.height != problem.out_height() * planes)
+    return "the result is " + std::to_string(output.width) + "x" + std::to_string(output.height) + ", not " +
+           std::to_string(problem.out_width()) + "x" + std::to_string(problem.out_height() * planes);
+  try {
+    check_result(output);  // pixels never written, NaN or infinite
+  } catch (const KernelFault& e) {
+    return e.what();
+  }
+  if (run.check == Run::Check::impulse) return check_impulse(step, run, problem, output);
+  if (run.check == Run::Check::constant) return check_constant(step, run, problem, output);
+  const Comparison cmp = step.compare(output, problem, reference_correlate(problem.padded, run.filter));
+  return cmp.passed() ? "" : cmp.describe();
+}
+
+void run_manifest(const std::string& step_name, const std::string& manifest,
+                  const std::string& kernel_file, const std::string& label,
+                  const std::string& out_folder) {
+  const auto step = find_step(step_name);
+  const auto configs = suite_configurations(*step, true);
+  const std::string source = read_text_file(kernel_file);
+  std::filesystem::create_directories(out_folder);
+  const std::string dir = manifest.substr(0, manifest.rfind('/') + 1);
+  std::ifstream in(manifest);
+  if (!in) throw Error(manifest + ": cannot read it");
+  std::string line;
+  for (std::size_t k = 0; std::getline(in, line); ++k) {
+    std::istringstream fields(line);
+    std::size_t config = 0;
+    std::string border, image_file, filter_file, filter_name;
+    RunOptions options;
+    if (!(fields >> config >> options.wg_x >> options.wg_y >> border >> image_file >> filter_file >> filter_name) ||
+        config >= configs.size())
+      throw Error(manifest + ": line " + std::to_string(k + 1) + " is not a run");
+    const auto wg = std::make_pair(options.wg_x, options.wg_y);
+    options = configs[config];
+    std::tie(options.wg_x, options.wg_y) = wg;
+    options.kernel_source = source;
+    options.kernel_label = label;
+    const Image image = decode_pfm(read_bytes(dir + image_file), image_file);
+    const Image weights = decode_pfm(read_bytes(dir + filter_file), filter_file);
+    Filter filter;
+    filter.width = weights.width;
+    filter.weights = weights.pixels;
+    filter.name = filter_name;
+    const Problem problem = make_problem(image, filter, parse_border(border));
+    try {
+      const RunResult result = run_step(*step, conv::test::device(), problem, options, 0);
+      write_bytes(output_file(out_folder, k), encode_pfm(result.output));
+    } catch (const BuildError& e) {
+      std::ofstream(build_note_file(out_folder, k)) << e.what();
+      return;
+    } catch (const std::exception& e) {  // a kernel fault, a limit of the device
+      std::ofstream(fault_note_file(out_folder, k)) << e.what();
+      return;
+    }
+  }
+}
+
+}  // namespace conv::grade

@@ -1,0 +1,161 @@
+#include "coursework/sandbox.hpp"
+
+#include <glob.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+#include <thread>
+
+#include "common/errors.hpp"
+
+namespace fs = std::filesystem;
+
+namespace conv::grade {
+
+namespace {
+
+// AddressSanitizer reserves terabytes of address space for its shadow
+// memory, so a sanitized build cannot run under an address-space limit.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+#else
+constexpr bool kSanitized = false;
+#endif
+
+// The limits of a case's process. Memory: address space, which PoCL's
+// compiler and threads need a few GiB of (checked on the 4096x4096 case);
+// processes: the threads of PoCL's pool for every case running at once,
+// with room to spare, and far from a fork bomb's thousands.
+std::uint64_t memory_limit() {
+  const std::uint64_t cores = std::max(1u, std::thread::hardware_concurrency());
+  return kSanitized ? 0 : (std::uint64_t{4} << 30) + cores * (std::uint64_t{64} << 20);
+}
+constexpr std::uint64_t kFileLimit = std::uint64_t{256} << 20;  // a 4096x4096 PFM is 64 MiB
+
+bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+// The variables that reach the runner: the device's and the drivers' own
+// settings, the sanitizers' options; nothing of the grader's HOME or PATH.
+bool passed_through(const std::string& name) {
+  for (const char* prefix : {"POCL_", "CLCONV_", "OCL_ICD", "ASAN_", "UBSAN_", "LSAN_", "OCLGRIND"})
+    if (starts_with(name, prefix)) return name != "POCL_CACHE_DIR";
+  return false;
+}
+
+Env runner_env(const Sandbox& box, const std::string& work) {
+  Env env = {{"HOME", work}, {"TMPDIR", work}, {"POCL_CACHE_DIR", work + "/pocl-cache"}};
+  for (char** e = environ; *e; ++e) {
+    const std::string entry = *e;
+    const std::string name = entry.substr(0, entry.find('='));
+    if (passed_through(name)) env.push_back({name, entry.substr(name.size() + 1)});
+  }
+  for (const auto& kv : box.env) env.push_back(kv);
+  return env;
+}
+
+// The system, read-only: /usr and what links into it, the ICD registry,
+// /sys (PoCL reads the CPU's topology and memory there), a GPU's device
+// nodes where there are any.
+void add_system(std::vector<std::string>& a) {
+  a.insert(a.end(), {"--ro-bind", "/usr", "/usr"});
+  for (const char* top : {"/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32"}) {
+    std::error_code ec;
+    if (fs::is_symlink(top, ec)) a.insert(a.end(), {"--symlink", fs::read_symlink(top, ec).string(), top});
+    else if (fs::is_directory(top, ec)) a.insert(a.end(), {"--ro-bind", top, top});
+  }
+  for (const char* path : {"/etc/OpenCL", "/etc/ld.so.cache", "/etc/alternatives", "/opt", "/sys"})
+    a.insert(a.end(), {"--ro-bind-try", path, path});
+  if (const char* vendors = std::getenv("OCL_ICD_VENDORS"); vendors && *vendors)
+    a.insert(a.end(), {"--ro-bind-try", vendors, vendors});
+  a.insert(a.end(), {"--proc", "/proc", "--dev", "/dev"});
+  glob_t g{};
+  for (const char* pattern : {"/dev/dri", "/dev/kfd", "/dev/nvidia*"})
+    if (glob(pattern, 0, nullptr, &g) == 0)
+      for (std::size_t i = 0; i < g.gl_pathc; ++i) a.insert(a.end(), {"--dev-bind", g.gl_pathv[i], g.gl_pathv[i]});
+  globfree(&g);
+}
+
+}  // namespace
+
+std::string find_bwrap() {
+  if (const char* forced = std::getenv("CLCONV_BWRAP"))
+    return access(forced, X_OK) == 0 ? forced : "";
+  const char* path = std::getenv("PATH");
+  std::istringstream dirs(path ? path : "/usr/bin:/bin");
+  for (std::string dir; std::getline(dirs, dir, ':');)
+    if (!dir.empty() && access((dir + "/bwrap").c_str(), X_OK) == 0) return dir + "/bwrap";
+  return "";
+}
+
+ChildSpec sandboxed(const Sandbox& box, const std::string& work, const std::vector<std::string>& args,
+                    double timeout_s) {
+  ChildSpec spec;
+  spec.timeout_s = timeout_s;
+  spec.file_bytes = kFileLimit;
+  spec.memory_bytes = memory_limit();
+  spec.cpu_seconds = static_cast<std::uint64_t>(timeout_s * std::max(1u, std::thread::hardware_concurrency())) + 10;
+  if (!box.enabled) {
+    spec.argv = {box.runner};
+    spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+    spec.env = runner_env(box, work);
+    return spec;
+  }
+  // RLIMIT_NPROC counts the processes of a user: it means something for
+  // uid 65534, not for an instructor's own account.
+  if (box.drop_to_nobody) spec.processes = 1024 + 64 * std::max(1u, std::thread::hardware_concurrency());
+  spec.drop_to_nobody = box.drop_to_nobody;
+  auto& a = spec.argv;
+  a = {box.bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--clearenv"};
+  add_system(a);
+  a.insert(a.end(), {"--ro-bind", box.runner, kRunnerInside, "--ro-bind", box.inputs, kInputsInside,
+                     "--bind", work, kWorkInside, "--chdir", kWorkInside,
+                     "--setenv", "PATH", "/usr/bin:/bin"});
+  for (const auto& [name, value] : runner_env(box, kWorkInside)) a.insert(a.end(), {"--setenv", name, value});
+  a.push_back(kRunnerInside);
+  a.insert(a.end(), args.begin(), args.end());
+  return spec;
+}
+
+std::string inside(const Sandbox& box, const std::string& work, const std::string& path) {
+  if (!box.enabled) return path;
+  if (starts_with(path, work + "/")) return kWorkInside + path.substr(work.size());
+  if (starts_with(path, box.inputs + "/")) return kInputsInside + path.substr(box.inputs.size());
+  throw Error(path + ": outside the folders the sandbox sees");
+}
+
+void hand_over(const Sandbox& box, const std::string& work) {
+  if (!box.enabled || !box.drop_to_nobody) return;
+  if (chown(work.c_str(), 65534, 65534) != 0)
+    throw Error(work + ": cannot hand the folder to uid 65534 for the sandbox");
+}
+
+std::string probe_sandbox(const Sandbox& box, const std::string& scratch) {
+  const std::string work = scratch + "/probe";
+  fs::create_directories(work);
+  fs::permissions(work, fs::perms::owner_all);
+  hand_over(box, work);
+  ChildSpec spec = sandboxed(box, work, {"--probe"}, 60);
+  spec.out_path = scratch + "/probe.stdout";
+  spec.err_path = scratch + "/probe.stderr";
+  ChildResult r;
+  try {
+    r = run_child(spec);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  if (r.status == 0 && r.out.find("sandbox ok") != std::string::npos) return "";
+  std::string why = r.err.substr(0, r.err.find('\n'));
+  if (why.empty()) why = r.timed_out ? "it did not start within 60 s" : "exit status " + std::to_string(r.status);
+  return one_line(why);
+}
+
+}  // namespace conv::grade

@@ -1,0 +1,52 @@
+// The sandbox a case runs in (docs/coursework.md, "The sandbox"): on a CPU
+// device a student's kernel is native code inside the case's process, so
+// the process gets bubblewrap's namespaces (its own PIDs, no network, a
+// read-only view of the system and one writable folder), an unprivileged
+// user when the grader is root, and limits on memory, processes, file size
+// and CPU time.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "coursework/child.hpp"
+
+namespace conv::grade {
+
+struct Sandbox {
+  bool enabled = true;    // false with --no-sandbox: the limits only
+  std::string bwrap;      // bubblewrap's path
+  bool drop_to_nobody = false;  // the grader runs as root
+  std::string runner;     // the case runner, a copy readable by the sandbox's user
+  std::string inputs;     // the folder of the cases' inputs, seen read-only
+  Env env;                // the device's variables (CLCONV_PLATFORM, ...)
+};
+
+// Where the sandbox sees the runner, the inputs and the writable folder.
+constexpr const char* kRunnerInside = "/grade/grade-case";
+constexpr const char* kInputsInside = "/grade/inputs";
+constexpr const char* kWorkInside = "/work";
+
+// bubblewrap's path: $CLCONV_BWRAP if set (a test names a missing one), else
+// bwrap on the PATH; "" when there is none.
+std::string find_bwrap();
+
+// A case's command: `args` for the runner, the runner seeing `work` (a
+// folder the grader made for this submission) as kWorkInside, writable, and
+// the inputs read-only; args name them as the runner sees them (inside(),
+// below). Without the sandbox the runner runs directly on the real paths.
+ChildSpec sandboxed(const Sandbox& box, const std::string& work, const std::vector<std::string>& args,
+                    double timeout_s);
+
+// How the runner sees `path`, a file under the work folder `work` or the
+// inputs folder.
+std::string inside(const Sandbox& box, const std::string& work, const std::string& path);
+
+// Starts the runner in the sandbox once (`grade-case --probe`); "" when it
+// works, else why not, in one line.
+std::string probe_sandbox(const Sandbox& box, const std::string& scratch);
+
+// The folder `work` made ready for the sandbox's user: owned by uid 65534
+// when the grader is root.
+void hand_over(const Sandbox& box, const std::string& work);
+
+}  // namespace conv::grade
