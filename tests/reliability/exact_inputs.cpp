@@ -241,7 +241,7 @@ TEST_CASE("BMP palettes stb_image would read past are refused", "[inputs][bmp]")
   REQUIRE_THROWS_WITH(load_image(p3), Contains(p3) && Contains("before any palette"));
 }
 
-TEST_CASE("a JPEG with bytes after its end-of-image marker is read; one without the marker is not",
+TEST_CASE("a JPEG with bytes after its end-of-image marker is read, one without the marker refused",
           "[inputs][jpeg]") {
   std::mt19937 rng(run_seed());
   INFO(seed_note());
@@ -260,9 +260,9 @@ TEST_CASE("a JPEG with bytes after its end-of-image marker is read; one without 
   REQUIRE_THROWS_WITH(load_image(path), Contains(path) && Contains("no end-of-image marker"));
 }
 
-TEST_CASE("the histogram reduces every 16-bit source by one rule, round(v * 255 / 65535)",
+TEST_CASE("the histogram reduces every 16-bit source to 8 bits by one rule",
           "[inputs][histogram]") {
-  // 65381 is 254.4 of 255: truncation (v >> 8) gave bin 255 from a PNG, 254 from a PPM.
+  // The rule: round(v * 255 / 65535). 65381 is 254.4 of 255: truncation (v >> 8) gave bin 255 from a PNG, 254 from a PPM.
   std::mt19937 rng(run_seed());
   INFO(seed_note());
   std::vector<int> samples = {65381, 0, 65535, 128, 127, 32767, 32768, 257};
