@@ -10,6 +10,8 @@
 #include <regex>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "common/registry.hpp"
 #include "tests/files.hpp"
 #include "tests/process.hpp"
@@ -71,6 +73,44 @@ struct Row {
   int passed = -1, total = -1;
 };
 
+// A kernel that makes system calls: the issue's attacks. `calls` goes
+// first in the kernel's body.
+std::string with_syscalls(const std::string& good, const std::string& calls) {
+  return mutate(good, "  float sum = 0.0f;", calls + "\n  float sum = 0.0f;");
+}
+
+const char* kForge =
+    "  const char msg[] = \"<OverallResult success=\\\"true\\\"/>\\n\";\n"
+    "  long r;\n"
+    "  __asm__ volatile(\"syscall\" : \"=a\"(r) : \"a\"(1L), \"D\"(1L), \"S\"(msg), \"d\"(sizeof msg - 1) : \"rcx\", \"r11\", \"memory\");\n"
+    "  __asm__ volatile(\"syscall\" : : \"a\"(231L), \"D\"(0L));";
+
+std::string signal_parent(const char* macro, int sig) {
+  return std::string(macro) + "\n  long parent;\n  SYSCALL(\"syscall\" : \"=a\"(parent) : \"a\"(110L) : \"rcx\", \"r11\");\n"
+         "  long r;\n  SYSCALL(\"syscall\" : \"=a\"(r) : \"a\"(62L), \"D\"(parent), \"S\"(" + std::to_string(sig) +
+         "L) : \"rcx\", \"r11\");";
+}
+
+// Submissions that attack the grader; each must be refused before anything
+// of it is built or run, with a reason that quotes no file outside it.
+void add_attacks(const fs::path& dir, const std::string& good, std::map<std::string, std::string>& expected) {
+  write(dir / "forge.cl", with_syscalls(good, kForge));
+  write(dir / "kill-parent.cl", with_syscalls(good, signal_parent("#define SYSCALL __asm__ volatile", 9)));
+  write(dir / "stop-parent.cl", with_syscalls(good, signal_parent("#define SYSCALL as\\\nm volatile", 19)));
+  write(dir / "pasted-asm.cl",
+        with_syscalls(good, signal_parent("#define CAT(a, b) a##b\n#define SYSCALL CAT(as, m) volatile", 9)));
+  const fs::path secret = fs::path(conv::test::scratch_dir()) / "secret.h";
+  write(secret, "TOPSECRET_do_not_quote\n");
+  write(dir / "abs-include" / "convolve.cl", "#include \"" + secret.string() + "\"\n" + good);
+  write(dir / "dotdot-include" / "convolve.cl", "#include \"../correct.cl\"\n");
+  write(dir / "link-include" / "convolve.cl", "#include \"helper.h\"\n" + good);
+  fs::create_symlink(secret, dir / "link-include" / "helper.h");
+  fs::create_symlink(dir / "correct.cl", dir / "linked.cl");
+  for (const char* s : {"forge", "kill-parent", "stop-parent", "pasted-asm", "abs-include", "dotdot-include",
+                        "link-include", "linked"})
+    expected[s] = "forbidden";
+}
+
 // The class: step 3's own kernel, mutated as students get it wrong.
 std::map<std::string, std::string> build_class(const fs::path& dir) {
   const std::string good = conv::find_step("step3-local")->embedded_source();
@@ -112,6 +152,17 @@ std::map<std::string, std::string> build_class(const fs::path& dir) {
   write(dir / "binary.cl", std::string("\x7f" "ELF\0\0\0", 7));
   expected["binary"] = "unreadable";
   write(dir / "README.txt", "not a submission\n");
+  expected["README"] = "not-graded";
+  write(dir / "walter.CL", good);
+  expected["walter"] = "not-graded";
+  write(dir / "@SUM(A1).cl", "");  // a name a spreadsheet would run
+  expected["@SUM(A1)"] = "missing";
+  // Includes: a file of the student's own folder is copied in and graded.
+  const std::string head = good.substr(0, good.find("__kernel"));
+  write(dir / "uses-helper" / "helper.h", head);
+  write(dir / "uses-helper" / "step3-local.cl", "#include \"helper.h\"\n" + good.substr(good.find("__kernel")));
+  expected["uses-helper"] = "pass";
+  add_attacks(dir, good, expected);
   return expected;
 }
 
@@ -121,6 +172,9 @@ TEST_CASE("grade gives every kind of submission its verdict and a reason to act 
   const fs::path dir = fs::path(conv::test::scratch_dir()) / "class";
   const auto expected = build_class(dir);
   const std::string report = (fs::path(conv::test::scratch_dir()) / "grades.csv").string();
+  // What a grader killed earlier left behind (its process is gone): removed.
+  const fs::path stale = fs::temp_directory_path() / ("clconv-grade-" + std::to_string(geteuid())) / "999999999-Ab12Cd";
+  fs::create_directories(stale / "s0");
   const auto start = std::chrono::steady_clock::now();
   const auto r = conv::test::run_program(
       "grade", {"--step", "3", dir.string(), "--report", report, "--jobs", "2", "--no-oclgrind"}, {},
@@ -131,14 +185,17 @@ TEST_CASE("grade gives every kind of submission its verdict and a reason to act 
   WARN("graded " << expected.size() << " submissions in " << seconds << " s");
   REQUIRE(r.status == 0);
 
-  const auto rows = parse_csv(read(report));
+  auto rows = parse_csv(read(report));
+  CHECK_FALSE(fs::exists(stale));
   REQUIRE(rows.size() == expected.size() + 1);
   CHECK(rows[0] == std::vector<std::string>{"student", "step", "verdict", "cases_passed",
-                                            "cases_total", "reason", "seconds"});
+                                            "cases_total", "reason", "seconds", "sandbox"});
   std::map<std::string, Row> grades;
   for (std::size_t i = 1; i < rows.size(); ++i) {
-    REQUIRE(rows[i].size() == 7);
+    REQUIRE(rows[i].size() == 8);
     CHECK(rows[i][1] == "step3-local");
+    CHECK(rows[i][7] == "bwrap");
+    if (rows[i][0][0] == '\'') rows[i][0] = rows[i][0].substr(1);  // a name a spreadsheet would run
     grades[rows[i][0]] = {rows[i][2], rows[i][5], std::stoi(rows[i][3]), std::stoi(rows[i][4])};
     CHECK_THAT(r.out, Contains("| " + rows[i][0] + " | step3-local | " + rows[i][2] + " |"));
     CHECK_THAT(r.err, Contains("] " + rows[i][0] + ": " + rows[i][2]));  // its progress line
@@ -161,7 +218,7 @@ TEST_CASE("grade gives every kind of submission its verdict and a reason to act 
     CHECK_THAT(grades[s].reason, ((Contains("worst at (") && Contains("max abs error")) ||
                                   (Contains("the first at (") &&
                                    (Contains("never written") || Contains("NaN or infinite")))) &&
-                                     Contains("wg ") && Contains("CLCONV_TEST_SEED="));
+                                     Contains("wg ") && Contains("grade --seed "));
   }
   CHECK_THAT(grades["skeleton"].reason, Contains("structural check failed too"));
   CHECK_THAT(grades["no-compile"].reason, Contains("no-compile.cl:") && Contains("filtre"));
@@ -175,7 +232,58 @@ TEST_CASE("grade gives every kind of submission its verdict and a reason to act 
   CHECK_THAT(grades["empty"].reason, Contains("empty.cl"));
   CHECK_THAT(grades["handed-in-nothing"].reason, Contains("handed-in-nothing"));
   CHECK_THAT(grades["binary"].reason, Contains("binary.cl"));
-  CHECK_THAT(r.err, Contains("skipped 1 entries"));
+  CHECK_THAT(read(report), Contains("\n'@SUM(A1),"));
+  CHECK(grades["uses-helper"].passed == 7);
+  CHECK_THAT(grades["walter"].reason, Contains("walter.CL") && Contains("lower case"));
+  CHECK_THAT(grades["README"].reason, Contains("README.txt"));
+  for (const char* s : {"forge", "kill-parent", "stop-parent", "pasted-asm"}) {
+    INFO(s);
+    CHECK_THAT(grades[s].reason, Contains("inline assembly") || Contains("could make asm"));
+  }
+  CHECK_THAT(grades["abs-include"].reason, Contains("absolute path"));
+  CHECK_THAT(grades["dotdot-include"].reason, Contains("'..'"));
+  CHECK_THAT(grades["link-include"].reason, Contains("symbolic link"));
+  CHECK_THAT(grades["linked"].reason, Contains("symbolic link"));
+  CHECK_THAT(read(report) + r.out + r.err, !Contains("TOPSECRET"));
+}
+
+// The grader's own edges: what it cannot write or read is refused before
+// any grading, and a machine without the sandbox grades only when told to.
+TEST_CASE("grade refuses an unusable report, a NaN limit, and grading without a sandbox unless told", "[grade][cli]") {
+  const fs::path dir = fs::path(conv::test::scratch_dir()) / "edges";
+  const std::string good = conv::find_step("step3-local")->embedded_source();
+  write(dir / "class" / "forge.cl", with_syscalls(good, kForge));
+  const std::string cls = (dir / "class").string();
+  fs::create_directories(dir / "a-folder.csv");
+  write(dir / "old.csv", "the old report\n");
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"--report", (dir / "a-folder.csv").string()},
+           {"--report", "/proc/grades.csv"},
+           {"--case-timeout", "nan"}}) {
+    std::vector<std::string> all = {"--step", "3", cls, "--no-oclgrind"};
+    all.insert(all.end(), args.begin(), args.end());
+    const auto r = conv::test::run_program("grade", all);
+    INFO(args.front() << " " << args.back() << ": " << r.err);
+    CHECK(r.status == 2);
+    CHECK(r.err_lines() == 1);
+    CHECK_THAT(r.err, !Contains("timing"));  // before any grading
+  }
+  // No bubblewrap: one line, exit 1, and the old report left as it was.
+  const auto refused = conv::test::run_program(
+      "grade", {"--step", "3", cls, "--case-timeout", "60", "--report", (dir / "old.csv").string()},
+      {{"CLCONV_BWRAP", "/no/such/bwrap"}});
+  INFO(refused.err);
+  CHECK(refused.status == 1);
+  CHECK_THAT(refused.err, Contains("sandbox") && Contains("--no-sandbox"));
+  CHECK(read(dir / "old.csv") == "the old report\n");
+  const auto unconfined = conv::test::run_program(
+      "grade", {"--step", "3", cls, "--case-timeout", "60", "--no-sandbox", "--report", (dir / "old.csv").string()},
+      {{"CLCONV_BWRAP", "/no/such/bwrap"}});
+  INFO(unconfined.err);
+  CHECK(unconfined.status == 0);
+  CHECK_THAT(read(dir / "old.csv"), Contains(",sandbox\n") && Contains("forge,step3-local,forbidden,") &&
+                                        Contains(",none\n"));
+  CHECK_THAT(unconfined.out, Contains("WITHOUT the sandbox"));
 }
 
 // Run by ctest only where Oclgrind is installed (label "oclgrind"): a crash

@@ -5,13 +5,19 @@
 #include <catch2/catch.hpp>
 
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <filesystem>
+#include <random>
 #include <fstream>
 #include <sstream>
 
 #include "common/registry.hpp"
+#include "common/reference.hpp"
 #include "coursework/case_run.hpp"
+#include "coursework/cases.hpp"
+#include "coursework/sandbox.hpp"
+#include "coursework/source_check.hpp"
 #include "coursework/oclgrind.hpp"
 #include "coursework/report.hpp"
 #include "coursework/structure.hpp"
@@ -39,91 +45,170 @@ conv::grade::ChildResult exited(int status, const std::string& out, const std::s
   return r;
 }
 
-const char* kCheckFailed = R"(<?xml version="1.0" encoding="UTF-8"?>
-<Catch name="conformance_tests">
-  <Group name="conformance_tests">
-    <TestCase name="step3-local: 1919x1079" tags="[conformance][step3-local]">
-      <Info>
-        step3-local: 1919x1079, filter random:13, border zero, wg 8x32, variant default, kernel file /home/s/alice.cl; seed 42 (rerun with CLCONV_TEST_SEED=42)
-      </Info>
-      <Info>
-        max abs error 0.5, max rel error 0.1; 3 pixel(s) over tolerance, worst at (7, 1078)
-      </Info>
-      <Expression success="false" type="CHECK" filename="conformance.cpp" line="95">
-        <Original>
-          cmp.passed()
-        </Original>
-        <Expanded>
-          false
-        </Expanded>
-      </Expression>
-      <OverallResult success="false"/>
-    </TestCase>
-  </Group>
-</Catch>)";
+void write_file(const fs::path& path, const std::string& text) {
+  fs::create_directories(path.parent_path());
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+void write_image(const fs::path& path, const conv::Image& image) {
+  const auto bytes = conv::encode_pfm(image);
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
+                                              static_cast<std::streamsize>(bytes.size()));
+}
+
+// The exact answer of a run, as a float image: what a correct kernel writes.
+conv::Image correct_output(const Run& run) {
+  const conv::Problem problem = conv::make_problem(run.image, run.filter, run.border);
+  const conv::Reference ref = conv::reference_correlate(problem.padded, run.filter);
+  conv::Image out(ref.width, ref.height);
+  for (std::size_t i = 0; i < ref.value.size(); ++i) out.pixels[i] = static_cast<float>(ref.value[i]);
+  return out;
+}
 
 }  // namespace
 
-TEST_CASE("a failed check is wrong: the case, the worst pixel, the seed", "[grade]") {
-  const CatchReport report = parse_catch_xml(kCheckFailed);
-  CHECK(report.finished);
-  CHECK_FALSE(report.success);
-  REQUIRE(report.info.size() == 2);
-  const CaseOutcome o = classify(exited(1, kCheckFailed), "1919x1079", "alice.cl", 10);
-  CHECK(o.verdict == Verdict::wrong);
-  CHECK_THAT(o.reason, Contains("\"1919x1079\": 1919x1079, filter random:13, border zero, wg 8x32"));
-  CHECK_THAT(o.reason, Contains("worst at (7, 1078)") && Contains("CLCONV_TEST_SEED=42"));
-  CHECK_THAT(o.reason, !Contains("/home/s/alice.cl") && !Contains("cmp.passed"));
-}
-
-TEST_CASE("exceptions: build errors, a missing kernel name, a run that failed", "[grade]") {
-  const auto xml = [](const std::string& message) {
-    return "<TestCase name=\"x\"><Exception filename=\"c.cpp\" line=\"1\">\n        " + message +
-           "\n      </Exception><OverallResult success=\"false\"/></TestCase>";
-  };
-  const CaseOutcome build = classify(
-      exited(1, xml("kernel /s/bob.cl failed to build (CL_BUILD_PROGRAM_FAILURE, options: -D FILTER_WIDTH=3); build log:\n"
-                    "error: /root/.cache/pocl/kcache/tempfile_Ab12.cl:57:14: use of undeclared identifier &apos;filtre&apos;\n"
-                    "1 error generated.")),
-      "x", "bob.cl", 10);
-  CHECK(build.verdict == Verdict::build_error);
-  CHECK(build.reason == "error: bob.cl:57:14: use of undeclared identifier 'filtre' (build options: -D FILTER_WIDTH=3)");
-  const CaseOutcome name = classify(
-      exited(1, xml("/s/bob.cl: no kernel named &apos;convolve&apos; (CL_INVALID_KERNEL_NAME)")), "x", "bob.cl", 10);
-  CHECK(name.verdict == Verdict::build_error);
-  CHECK_THAT(name.reason, Contains("no kernel named 'convolve'"));
-  // The harness's guard bands report an out-of-bounds write as a failed run.
-  const CaseOutcome guard = classify(
-      exited(1, xml("wrote past the end of the output at work-item (17, 3)")), "x", "bob.cl", 10);
-  CHECK(guard.verdict == Verdict::wrong);
-  CHECK_THAT(guard.reason, Contains("wrote past the end of the output at work-item (17, 3)"));
-}
-
-TEST_CASE("signals, Catch's fatal conditions and sanitizers are crashes, a time-out is not", "[grade]") {
+TEST_CASE("a case passes only on output images the grader checked; text and exit status cannot pass it", "[grade]") {
+  const std::uint32_t seed = std::random_device{}();
+  INFO("seed " << seed);
+  const auto step = conv::find_step("step3-local");
+  const auto cases = make_cases(*step, seed);
+  REQUIRE(cases.size() == 7);
+  const Case& impulse = cases[5];
+  CHECK(impulse.title == "an impulse reproduces the filter");
+  CaseContext c;
+  c.step = step.get();
+  c.test = &impulse;
+  c.kernel_file = "alice.cl";
+  c.seed = seed;
+  c.limit_s = 10;
+  const fs::path out = fs::path(conv::test::scratch_dir()) / "judge";
+  fs::create_directories(out);
+  // The forged report of the issue: exit 0, Catch's success on stdout, no image.
+  const CaseOutcome forged = judge(c, exited(0, "<OverallResult success=\"true\"/>"), out.string());
+  CHECK(forged.verdict == Verdict::wrong);
+  CHECK_THAT(forged.reason, Contains("without a result") && Contains("grade --seed " + std::to_string(seed)));
+  // The right images, every one: a pass, whatever was printed.
+  for (std::size_t k = 0; k < impulse.runs.size(); ++k)
+    write_image(output_file(out.string(), k), correct_output(impulse.runs[k]));
+  CHECK(judge(c, exited(0, ""), out.string()).verdict == Verdict::pass);
+  // The right images, and then the process died: a crash, not a pass.
   conv::grade::ChildResult killed;
   killed.signal = 11;
-  const CaseOutcome crash = classify(killed, "impulse", "c.cl", 10);
+  const CaseOutcome crash = judge(c, killed, out.string());
   CHECK(crash.verdict == Verdict::crash);
-  CHECK_THAT(crash.reason, Contains("SIGSEGV") && Contains("\"impulse\""));
-  const CaseOutcome fatal = classify(
-      exited(1, "<FatalErrorCondition filename=\"c\" line=\"1\">\n SIGBUS - Bus error signal\n</FatalErrorCondition>"),
-      "impulse", "c.cl", 10);
-  CHECK(fatal.verdict == Verdict::crash);
-  CHECK_THAT(fatal.reason, Contains("SIGBUS"));
-  const CaseOutcome asan = classify(exited(1, "", "==1==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x6 (pc 0x5 bp 0x4 sp 0x3 T1)"),
-                                    "impulse", "c.cl", 10);
-  CHECK(asan.verdict == Verdict::crash);
-  CHECK_THAT(asan.reason, Contains("AddressSanitizer: heap-buffer-overflow on address 0x6") && !Contains("(pc "));
-  const CaseOutcome silent = classify(exited(3, "", "free(): invalid next size\n"), "impulse", "c.cl", 10);
-  CHECK(silent.verdict == Verdict::crash);
-  CHECK_THAT(silent.reason, Contains("status 3") && Contains("invalid next size"));
+  CHECK_THAT(crash.reason, Contains("SIGSEGV"));
+  c.sandboxed = true;  // bubblewrap reports signal N as exit status 128 + N
+  CHECK(judge(c, exited(128 + 9, ""), out.string()).verdict == Verdict::crash);
+  // One weight off in the last run: wrong, with the run and the pixel.
+  conv::Image off = correct_output(impulse.runs.back());
+  off.pixels[off.pixels.size() / 2] += 0.5f;
+  write_image(output_file(out.string(), impulse.runs.size() - 1), off);
+  const CaseOutcome wrong = judge(c, exited(0, ""), out.string());
+  CHECK(wrong.verdict == Verdict::wrong);
+  CHECK_THAT(wrong.reason, Contains("\"an impulse reproduces the filter\": ") && Contains("not the filter's weights") &&
+                               Contains("wg 16x16"));
+  // A symbolic link in place of an image is not followed.
+  fs::remove(output_file(out.string(), 0));
+  fs::create_symlink(output_file(out.string(), 1), output_file(out.string(), 0));
+  CHECK(judge(c, exited(0, ""), out.string()).verdict == Verdict::wrong);
+  fs::remove(output_file(out.string(), 0));
+  // No image, the runner's build log instead: the compiler's first errors.
+  write_file(build_note_file(out.string(), 0),
+             "kernel alice.cl failed to build (CL_BUILD_PROGRAM_FAILURE, options: -D FILTER_WIDTH=3); build log:\n"
+             "error: /root/.cache/pocl/kcache/tempfile_Ab12.cl:57:14: use of undeclared identifier 'filtre'\n"
+             "/usr/share/pocl/include/opencl-c.h:12:1: note: TOPSECRET_header_text\n"
+             "1 error generated.");
+  const CaseOutcome build = judge(c, exited(0, ""), out.string());
+  CHECK(build.verdict == Verdict::build_error);
+  CHECK(build.reason == "error: alice.cl:57:14: use of undeclared identifier 'filtre' (build options: -D FILTER_WIDTH=3)");
+  fs::remove(build_note_file(out.string(), 0));
+  write_file(fault_note_file(out.string(), 0), "alice.cl: no kernel named 'convolve' (CL_INVALID_KERNEL_NAME)");
+  const CaseOutcome name = judge(c, exited(1, ""), out.string());
+  CHECK(name.verdict == Verdict::build_error);
+  CHECK_THAT(name.reason, Contains("no kernel named 'convolve'"));
+  c.limit_s = 12.5;
   conv::grade::ChildResult late;
   late.timed_out = true;
-  const CaseOutcome timeout = classify(late, "1919x1079", "c.cl", 12.5);
+  const CaseOutcome timeout = judge(c, late, out.string());
   CHECK(timeout.verdict == Verdict::timeout);
-  CHECK_THAT(timeout.reason, Contains("\"1919x1079\" did not finish within 12.5 s"));
-  const CaseOutcome pass = classify(exited(0, "<OverallResult success=\"true\"/>"), "x", "c.cl", 1);
-  CHECK(pass.verdict == Verdict::pass);
+  CHECK_THAT(timeout.reason, Contains("did not finish within 12.5 s"));
+}
+
+TEST_CASE("the grader's cases are the suite's, by title and in order", "[grade]") {
+  // (Catch's exit status here is the number of tests listed.)
+  const auto r = conv::test::run_program("conformance_tests", {"--list-test-names-only", "[step3-local]"});
+  std::vector<std::string> listed;
+  std::istringstream in(r.out);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("step3-local: ", 0) == 0) listed.push_back(line.substr(13));
+  std::vector<std::string> ours;
+  for (const auto& c : make_cases(*conv::find_step("step3-local"), 1)) ours.push_back(c.title);
+  REQUIRE(!listed.empty());
+  CHECK(ours == listed);
+}
+
+TEST_CASE("compiler messages quote only the student's files", "[grade]") {
+  const std::string log = "kernel x failed to build; build log:\n"
+                          "helper.h:3:1: error: unknown type name 'flaot'\n"
+                          "  flaot x;\n"
+                          "/etc/secret.h:1:1: error: TOPSECRET_in_another_file\n"
+                          "  TOPSECRET_line\n";
+  const std::string shown = first_build_errors(log, "bob.cl", {"helper.h"});
+  CHECK_THAT(shown, Contains("helper.h:3:1: error: unknown type name 'flaot'"));
+  CHECK_THAT(shown, !Contains("TOPSECRET"));
+}
+
+TEST_CASE("inline assembly is found however a macro or a line splice spells it", "[grade][source]") {
+  const std::string body = "__kernel void convolve(__global float* o) { o[0] = 1; }\n";
+  CHECK(find_inline_assembly(body, "a.cl").empty());
+  CHECK(find_inline_assembly("// asm in a comment\nconstant char* s = \"asm\";\n" + body, "a.cl").empty());
+  for (const std::string& hidden : {
+           std::string("__asm__ volatile(\"syscall\");\n"),
+           std::string("#define X __asm__\n"),                    // a macro
+           std::string("#if 0\nasm(\"nop\");\n#endif\n"),         // in any branch
+           std::string("void f() { as\\\nm(\"nop\"); }\n"),       // a line splice
+           std::string("void f() { __as\\  \n\\\nm__(\"\"); }\n"),  // splices with spaces
+           std::string("void f() { as?\?/\nm(\"\"); }\n"),        // a trigraph splice
+           std::string("#define CAT(a, b) a##b\n"),               // a paste of two arguments
+           std::string("#define P(a) a ## s ## m\n"),             // a chain that can make asm
+           std::string("#define Q(a) __as ## a\n")}) {
+    INFO(hidden);
+    CHECK_THAT(find_inline_assembly(hidden + body, "a.cl"), Contains("a.cl, line "));
+  }
+  // Step 6's pastes (float##n, vload##n) make no asm: every step's own kernel passes.
+  for (const auto& step : conv::all_steps()) {
+    INFO(step->name());
+    CHECK(find_inline_assembly(step->embedded_source(), "k.cl").empty());
+  }
+  CHECK(logical_text("a\\\nb\nc") == "ab\n\nc");  // line numbers kept
+}
+
+TEST_CASE("includes: only files in the student's own folder, copied in; the rest refused unread", "[grade][source]") {
+  const fs::path dir = fs::path(conv::test::scratch_dir()) / "includes";
+  write_file(dir / "secret.h", "TOPSECRET_text\n");
+  write_file(dir / "ann" / "helper.h", "#define W 3\n");
+  write_file(dir / "ann" / "sub" / "more.h", "#include \"../helper.h\"\n");
+  write_file(dir / "ann" / "ok.cl", "#include \"helper.h\"\n__kernel void convolve() { int w = W; }\n");
+  const CheckedSource ok = check_source((dir / "ann" / "ok.cl").string(), (dir / "ann").string());
+  CHECK(ok.problem.empty());
+  CHECK_THAT(ok.source, Contains("#define W 3") && Contains("#line 1 \"helper.h\"") && !Contains("#include"));
+  const auto refused = [&](const std::string& text, const std::string& root, const std::string& why) {
+    write_file(dir / "ann" / "k.cl", text);
+    const CheckedSource c = check_source((dir / "ann" / "k.cl").string(), root);
+    INFO(text);
+    CHECK_THAT(c.problem, Contains(why) && !Contains("TOPSECRET"));
+    CHECK(c.source.empty());
+  };
+  const std::string root = (dir / "ann").string();
+  refused("#include \"" + (dir / "secret.h").string() + "\"\n", root, "absolute path");
+  refused("#include \"../secret.h\"\n", root, "'..'");
+  refused("#include \"sub/more.h\"\n", root, "'..'");  // nested, in the included file
+  refused("#include <stdio.h>\n", root, "names no file in your folder");
+  refused("#define F \"helper.h\"\n#include F\n", root, "computed #include");
+  refused("#inc\\\nlude \"../secret.h\"\n", root, "'..'");  // a splice cannot hide it
+  refused("#include \"helper.h\"\n", "", "one file");   // a file in the class folder includes nothing
+  fs::create_symlink(dir / "secret.h", dir / "ann" / "link.h");
+  refused("#include \"link.h\"\n", root, "symbolic link");
 }
 
 TEST_CASE("Oclgrind's first report, in one line, names the student's file and line", "[grade]") {
@@ -198,8 +283,19 @@ TEST_CASE("the CSV report has the promised columns and quotes what needs it", "[
   g.cases_total = 7;
   g.seconds = 12.34;
   CHECK(grades_csv("step3-local", {g}) ==
-        "student,step,verdict,cases_passed,cases_total,reason,seconds\n"
-        "ann,step3-local,wrong,3,7,\"\"\"600x400\"\": wg 8x8, seed 1\",12.3\n");
+        "student,step,verdict,cases_passed,cases_total,reason,seconds,sandbox\n"
+        "ann,step3-local,wrong,3,7,\"\"\"600x400\"\": wg 8x8, seed 1\",12.3,bwrap\n");
+  // A field a spreadsheet would run as a formula gets a quote in front.
+  Grade f = g;
+  f.student = "=HYPERLINK(\"x\")";
+  f.reason = "-2+3";
+  CHECK(grades_csv("step3-local", {f}, false) ==
+        "student,step,verdict,cases_passed,cases_total,reason,seconds,sandbox\n"
+        "\"'=HYPERLINK(\"\"x\"\")\",step3-local,wrong,3,7,'-2+3,12.3,none\n");
+  for (const char* lead : {"+", "@", "\t"}) {
+    f.student = std::string(lead) + "x";
+    CHECK_THAT(grades_csv("s", {f}), Contains("\n'" + f.student));
+  }
   g.reason = "a | b";
   std::ostringstream md;
   print_markdown(md, "Grades", "step3-local", {g});
@@ -234,4 +330,50 @@ TEST_CASE("grade's command line: mistakes exit 2, a grader that cannot run exits
   const auto empty = run({"--step", "3", folder.string()});  // nothing to grade
   CHECK(empty.status == 1);
   CHECK_THAT(empty.err, Contains("no submissions"));
+}
+
+// The sandbox itself, with a shell in place of the case runner: what a
+// kernel that gets to make system calls could try.
+TEST_CASE("a sandboxed case cannot signal the grader, nor read outside its folder", "[grade][sandbox]") {
+  Sandbox box;
+  box.bwrap = find_bwrap();
+  INFO("bubblewrap is needed (Debian: apt-get install bubblewrap)");
+  REQUIRE(!box.bwrap.empty());
+  box.drop_to_nobody = geteuid() == 0;
+  const fs::path dir = fs::path(conv::test::scratch_dir()) / "sandbox";
+  fs::create_directories(dir / "inputs");
+  // The sandbox's user passes through these folders to its own.
+  for (const fs::path& p : {fs::path(conv::test::scratch_dir()), dir})
+    fs::permissions(p, fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec);
+  box.inputs = (dir / "inputs").string();
+  box.runner = (dir / "sh").string();
+  fs::copy_file("/bin/sh", box.runner);
+  fs::permissions(box.runner, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                  fs::perms::others_read | fs::perms::others_exec);
+  write_file(dir / "secret.txt", "TOPSECRET_other_student\n");
+  const fs::path work = dir / "work";
+  fs::create_directories(work);
+  hand_over(box, work.string());
+  const std::string grader = std::to_string(getpid()), parent = std::to_string(getppid());
+  ChildSpec spec = sandboxed(box, work.string(),
+                             {"-c", "kill -STOP " + grader + "; kill -KILL " + grader + " " + parent +
+                                        "; kill -STOP -1; kill -KILL -1; echo $$ > " + kWorkInside + "/pid; "
+                                        "cat " + (dir / "secret.txt").string() + " /root/* > " + kWorkInside +
+                                        "/read 2>&1; ls /tmp >> " + kWorkInside + "/read 2>&1; echo done > " +
+                                        kWorkInside + "/ran"},
+                             30);
+  spec.out_path = (dir / "out").string();
+  spec.err_path = (dir / "err").string();
+  const ChildResult r = run_child(spec);
+  INFO(r.err);
+  CHECK_FALSE(r.timed_out);
+  std::ifstream ran(work / "ran"), pid(work / "pid");
+  std::string word;
+  CHECK((ran >> word && word == "done"));  // it ran to the end, and this process is still here, not stopped
+  int inside_pid = 0;
+  CHECK((pid >> inside_pid && inside_pid < 10));  // its own PID namespace
+  std::ifstream read_back(work / "read");
+  std::stringstream text;
+  text << read_back.rdbuf();
+  CHECK_THAT(text.str(), !Contains("TOPSECRET"));
 }
