@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 packages=(cmake g++ make ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers
-          catch2 libstb-dev libcli11-dev pocl-opencl-icd python3 libvkfft-dev)
+          catch2 libstb-dev libcli11-dev pocl-opencl-icd python3 libvkfft-dev bubblewrap)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
