@@ -67,7 +67,7 @@ conv::Image correct_output(const Run& run) {
 
 }  // namespace
 
-TEST_CASE("a case passes only on output images the grader checked; text and exit status cannot pass it", "[grade]") {
+TEST_CASE("a case passes only on output images the grader checked, never on text or an exit status", "[grade]") {
   const std::uint32_t seed = std::random_device{}();
   INFO("seed " << seed);
   const auto step = conv::find_step("step3-local");
@@ -183,7 +183,7 @@ TEST_CASE("inline assembly is found however a macro or a line splice spells it",
   CHECK(logical_text("a\\\nb\nc") == "ab\n\nc");  // line numbers kept
 }
 
-TEST_CASE("includes: only files in the student's own folder, copied in; the rest refused unread", "[grade][source]") {
+TEST_CASE("includes: only files in the student's own folder, copied in, and the rest refused unread", "[grade][source]") {
   const fs::path dir = fs::path(conv::test::scratch_dir()) / "includes";
   write_file(dir / "secret.h", "TOPSECRET_text\n");
   write_file(dir / "ann" / "helper.h", "#define W 3\n");
