@@ -19,7 +19,9 @@ row's median time with the formulas of common/report.cpp (2 F^2 flops per
 output; one read of the padded input and one write of the output), so that
 the peers' rows count the same work as ours. The device's measured copy
 bandwidth and FMA rate are recovered from the steps' rows, whose pct_limit
-is the share of the binding one (common/roofline.cpp).
+is the share of the binding one (common/roofline.cpp). Where a row records
+that share, the tables show the recorded figure rather than the recomputed
+one, so that they print what the pages' value markers print for the same cell.
 """
 import os
 import statistics
@@ -81,6 +83,15 @@ def metrics(r, lim):
     bound = None
     if copy and fma:
         bound = "copy" if nbytes / copy >= flops / fma else "fma"
+    # A step's row records its share of the binding limit (pct_limit, four
+    # digits): show that one, so that a table and a value marker quoting the
+    # same cell print the same figure. Recomputed here, it can land on the
+    # other side of a rounding half (44.2504 against the CSV's 44.25).
+    if r.get("pct_limit") and r.get("limit") in ("copy", "fma"):
+        if r["limit"] == "copy":
+            pc = float(r["pct_limit"])
+        else:
+            pf = float(r["pct_limit"])
     return {"gflops": gflops, "gbps": gbps, "pct_copy": pc, "pct_fma": pf, "bound": bound}
 
 
