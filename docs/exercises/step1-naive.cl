@@ -1,8 +1,9 @@
 // Exercise, step 1 (docs/step1-naive.md, docs/coursework.md). Write the body
 // of convolve() below. As handed out, this file builds but computes nothing,
-// so every conformance case of step 1 fails. Grade it from the repository
-// root with
-//   CLCONV_KERNEL_STEP1=docs/exercises/step1-naive.cl ctest --preset default -L step1
+// so every conformance case of step 1 fails. Work on a copy in the repository
+// root and grade the copy:
+//   cp docs/exercises/step1-naive.cl my-step1.cl
+//   CLCONV_KERNEL_STEP1=$PWD/my-step1.cl ctest --preset default -L step1
 //
 // Step 1: the naive kernel. One work-item computes one output pixel, reading
 // the image and the filter straight from global memory.

@@ -1,8 +1,9 @@
 // Exercise, step 2 (docs/step2-constant.md, docs/coursework.md). Write the
 // body of convolve() below. As handed out, this file builds but computes
-// nothing, so every conformance case of step 2 fails. Grade it from the
-// repository root with
-//   CLCONV_KERNEL_STEP2=docs/exercises/step2-constant.cl ctest --preset default -L step2
+// nothing, so every conformance case of step 2 fails. Work on a copy in the
+// repository root and grade the copy:
+//   cp docs/exercises/step2-constant.cl my-step2.cl
+//   CLCONV_KERNEL_STEP2=$PWD/my-step2.cl ctest --preset default -L step2
 //
 // Step 1: the naive kernel. One work-item computes one output pixel, reading
 // the image and the filter straight from global memory.

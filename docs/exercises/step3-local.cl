@@ -1,8 +1,9 @@
 // Exercise, step 3 (docs/step3-local.md, docs/coursework.md). Write the body
 // of convolve() below. As handed out, this file builds but computes nothing,
-// so every conformance case of step 3 fails. Grade it from the repository
-// root with
-//   CLCONV_KERNEL_STEP3=docs/exercises/step3-local.cl ctest --preset default -L step3
+// so every conformance case of step 3 fails. Work on a copy in the repository
+// root and grade the copy:
+//   cp docs/exercises/step3-local.cl my-step3.cl
+//   CLCONV_KERNEL_STEP3=$PWD/my-step3.cl ctest --preset default -L step3
 //
 // Step 1: the naive kernel. One work-item computes one output pixel, reading
 // the image and the filter straight from global memory.

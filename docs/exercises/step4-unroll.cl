@@ -1,9 +1,10 @@
 // Exercise, step 4 (docs/step4-unroll.md, docs/coursework.md). Write the body
 // of convolve() below. As handed out, this file builds but computes nothing,
 // so every conformance case of step 4 fails. The suite runs all three
-// variants, so all three branches below must be filled in. Grade it from the
-// repository root with
-//   CLCONV_KERNEL_STEP4=docs/exercises/step4-unroll.cl ctest --preset default -L step4
+// variants, so all three branches below must be filled in. Work on a copy in
+// the repository root and grade the copy:
+//   cp docs/exercises/step4-unroll.cl my-step4.cl
+//   CLCONV_KERNEL_STEP4=$PWD/my-step4.cl ctest --preset default -L step4
 //
 // Step 1: the naive kernel. One work-item computes one output pixel, reading
 // the image and the filter straight from global memory.

@@ -1,9 +1,10 @@
 // Exercise, step 5 (docs/step5-vector.md, docs/coursework.md). Write the body
 // of convolve() below. As handed out, this file builds but computes nothing,
-// so every conformance case of step 5 fails. The suite runs float4 and
-// scalar loads, rows aligned and not, so every branch below must be filled
-// in. Grade it from the repository root with
-//   CLCONV_KERNEL_STEP5=docs/exercises/step5-vector.cl ctest --preset default -L step5
+// so every conformance case of step 5 fails. The suite runs float4 and scalar
+// loads, rows aligned and not, so every branch below must be filled in. Work
+// on a copy in the repository root and grade the copy:
+//   cp docs/exercises/step5-vector.cl my-step5.cl
+//   CLCONV_KERNEL_STEP5=$PWD/my-step5.cl ctest --preset default -L step5
 //
 // Step 1: the naive kernel. One work-item computes one output pixel, reading
 // the image and the filter straight from global memory.

@@ -1,9 +1,10 @@
 // Exercise, step 6 (docs/step6-multioutput.md, docs/coursework.md). Write the
 // body of convolve() below. As handed out, this file builds but computes
 // nothing, so every conformance case of step 6 fails. The suite runs several
-// block shapes, with the row loop unrolled and not. Grade it from the
-// repository root with
-//   CLCONV_KERNEL_STEP6=docs/exercises/step6-multioutput.cl ctest --preset default -L step6
+// block shapes, with the row loop unrolled and not. Work on a copy in the
+// repository root and grade the copy:
+//   cp docs/exercises/step6-multioutput.cl my-step6.cl
+//   CLCONV_KERNEL_STEP6=$PWD/my-step6.cl ctest --preset default -L step6
 //
 // The launcher builds it with -D FILTER_WIDTH=F -D BLOCK_X=.. -D BLOCK_Y=..,
 // and -D UNROLL_ROWS for small filters. BLOCK_X is a multiple of 4.

@@ -2,11 +2,12 @@
 // bodies of convolve() (one pass), convolve_direct() (one pass without the
 // tile), convolve_fused() and convolve_fused_direct() (both passes in one
 // kernel, with and without the tile) below. As handed out, this file builds
-// but computes nothing, so every conformance case of step 7 fails. The
-// suite runs both variants (passes, fused), both kernels of each (--rows,
+// but computes nothing, so every conformance case of step 7 fails. The suite
+// runs both variants (passes, fused), both kernels of each (--rows,
 // --columns, --fused-kernel: tile, direct) and filters of rank 1, 2 and full
-// rank. Grade it from the repository root with
-//   CLCONV_KERNEL_STEP7=docs/exercises/step7-separable.cl ctest --preset default -L step7
+// rank. Work on a copy in the repository root and grade the copy:
+//   cp docs/exercises/step7-separable.cl my-step7.cl
+//   CLCONV_KERNEL_STEP7=$PWD/my-step7.cl ctest --preset default -L step7
 //
 // The launcher builds it with -D TAPS_X=.. -D TAPS_Y=.. -D FILTER_WIDTH=F
 // -D BLOCK_X=.. -D BLOCK_Y=.. -D WG_X=.. -D WG_Y=.., -D UNROLL_ROWS on a

@@ -1,8 +1,10 @@
-// Exercise, step 8 (docs/step8-fft.md, docs/coursework.md). Write the
-// bodies of the three kernels below; VkFFT does the transforms between
-// them. As handed out, this file builds but computes nothing, so every
-// conformance case of step 8 fails. Grade it from the repository root with
-//   CLCONV_KERNEL_STEP8=docs/exercises/step8-fft.cl ctest --preset default -L step8
+// Exercise, step 8 (docs/step8-fft.md, docs/coursework.md). Write the bodies
+// of the three kernels below; VkFFT does the transforms between them. As
+// handed out, this file builds but computes nothing, so every conformance
+// case of step 8 fails. Work on a copy in the repository root and grade the
+// copy:
+//   cp docs/exercises/step8-fft.cl my-step8.cl
+//   CLCONV_KERNEL_STEP8=$PWD/my-step8.cl ctest --preset default -L step8
 //
 // Step 8: correlation through the FFT. Steps 1-7 do F x F (or 2F) multiply-
 // adds per output; a transform does about 2 log2(P Q) of them per pixel
