@@ -193,8 +193,24 @@ int main(int argc, char** argv) {
                 << border_name(border) << ", work-group " << wg << ", median of " << reps
                 << " launches\n\n";
       write_table(std::cout, rows, true);
-      std::cout << "\nx prev: a step's first variant over the variant of the step before that it "
-                   "builds on, a later variant over its own step's first.\n";
+      // The legend: what a first reader of this table needs (docs/step1-naive.md
+      // shows the table measured on a CPU and on a GPU).
+      std::cout
+          << "\nmedian ms, min ms: the middle and the fastest of the timed launches (kernel time, from\n"
+             "  OpenCL's profiling events). Compare medians; a wide gap between the two means a busy machine.\n"
+             "GFLOP/s, GB/s: 2 F^2 flops per output pixel; one read of the padded input, one write of the output.\n"
+             "x serial: the serial loop's time over the row's (above 1: faster than the loop).\n"
+             "x prev: a step's first variant over the variant of the step before that it builds on, a later\n"
+             "  variant over its own step's first.\n"
+             "% limit: the row's share of the limit that binds at this filter width, the measured FMA rate (fma)\n"
+             "  or copy bandwidth (copy) above; 100 would be as fast as this device goes.\n"
+             "max abs err: the largest difference from the exact answer (the serial reference, summed in double).\n";
+      if (!facts.is_gpu)
+        std::cout << "On a CPU the serial loop runs on one core and the steps on all of them, yet the early steps can\n"
+                     "  be slower: PoCL runs their work-items one at a time without SIMD (bench/pocl-vectorizer.sh 1\n"
+                     "  says whether it vectorised), each with its own index and range arithmetic, step 3 also copies\n"
+                     "  a tile and waits at a barrier, and on a shared machine the second core may be busy. The later\n"
+                     "  steps give the compiler constant widths, vectors and blocks.\n";
       if (banks)
         std::cout << "bank=N: the filter and N - 1 more in one pass; GFLOP/s, GB/s and % of limit count "
                      "all N planes, x serial and x prev compare the time per filter.\n";
