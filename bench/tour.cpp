@@ -203,7 +203,7 @@ int main(int argc, char** argv) {
              "x prev: a step's first variant over the variant of the step before that it builds on, a later\n"
              "  variant over its own step's first.\n"
              "% limit: the row's share of the limit that binds at this filter width, the measured FMA rate (fma)\n"
-             "  or copy bandwidth (copy) above; 100 would be as fast as this device goes.\n"
+             "  or copy bandwidth (copy) above; data a cache holds can pass 100 (docs/step1-naive.md, Measured).\n"
              "max abs err: the largest difference from the exact answer (the serial reference, summed in double).\n";
       if (!facts.is_gpu)
         std::cout << "On a CPU the serial loop runs on one core and the steps on all of them, yet the early steps can\n"
