@@ -237,6 +237,7 @@ TEST_CASE("the tour runs every step and prints one CSV header", "[cli][tour]") {
     ++rows;
   }
   CHECK(seen_serial);
+  CHECK_THAT(r.out, !Contains("% limit:"));  // the legend is the table's, never the CSV's
   // Each step's default, and step 4's "fixed", which step 5 builds on.
   CHECK(rows == 2 + static_cast<int>(step_programs().size()));
   for (const auto& p : step_programs()) CHECK_THAT(r.out, Contains("," + p + ","));
@@ -246,4 +247,18 @@ TEST_CASE("the tour runs every step and prints one CSV header", "[cli][tour]") {
   CHECK(prev("step5-vector float4") == Approx(ms("step4-unroll fixed") / ms("step5-vector float4")).epsilon(0.01));
   CHECK(prev("step4-unroll fixed") == Approx(ms("step4-unroll loop4") / ms("step4-unroll fixed")).epsilon(0.01));
   CHECK(prev("step4-unroll loop4") == Approx(ms("step3-local default") / ms("step4-unroll loop4")).epsilon(0.01));
+}
+
+TEST_CASE("the tour's table comes with a legend of its columns", "[cli][tour]") {
+  const Outcome r = run("tour", {"--image", "synthetic:67x45", "--filter", "box:3", "--reps", "2"});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  // Every column the table prints is explained under it.
+  for (const char* entry : {"median ms, min ms:", "GFLOP/s, GB/s:", "x serial:", "x prev:", "% limit:",
+                            "max abs err:"})
+    CHECK_THAT(r.out, Contains(entry));
+  const auto table = r.out.find("% limit");
+  const auto legend = r.out.find("% limit:");
+  REQUIRE(table != std::string::npos);
+  CHECK(table < legend);  // the column first, then its legend
 }
