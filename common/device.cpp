@@ -68,8 +68,15 @@ bool writable_folder(const std::string& dir) {
 // cache folder that cannot be written is replaced by one under the
 // temporary folder, through PoCL's own POCL_CACHE_DIR. Returns what was
 // done, for the "no device" message.
+//
+// An empty POCL_CACHE_DIR counts as unset, as an empty XDG_CACHE_HOME or
+// HOME does (common/cache_dir.hpp), and is removed from the environment
+// first: PoCL itself would stop the process with an assertion
+// (strlen(cache_topdir) > 0), a SIGABRT that a --kernel run would blame on
+// the kernel.
 std::string prepare_pocl_cache() {
   static const std::string note = [] {
+    if (const char* set = std::getenv("POCL_CACHE_DIR"); set && !*set) ::unsetenv("POCL_CACHE_DIR");
     if (const char* set = std::getenv("POCL_CACHE_DIR"); set && *set) return std::string();
     const std::string folder = cache_dir("pocl");
     if (!folder.empty() && writable_folder(folder)) return std::string();
