@@ -110,6 +110,7 @@ std::optional<cl::Program> ProgramCache::load(const cl::Context& context, const 
   try {
     const std::string text = key_text(device, source, options);
     const std::string path = path_for(key(device, source, options));
+    if (!cache_entry_usable(path)) return miss("not a regular file (a link, a folder or a FIFO)");
     std::ifstream in(path, std::ios::binary);
     if (!in) return miss("no entry");
     const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -166,8 +167,9 @@ void ProgramCache::store(const cl::Program& program, const cl::Device& device,
     if (binaries.size() != 1 || binaries[0].empty()) return;  // nothing a driver can reload
     std::error_code ec;
     std::filesystem::create_directories(folder_, ec);
-    write_file_atomically(path_for(key(device, source, options)),
-                          encode_entry(key_text(device, source, options), binaries[0]));
+    // Never through a link: a new file renamed over the entry's path.
+    write_cache_file(path_for(key(device, source, options)),
+                     encode_entry(key_text(device, source, options), binaries[0]));
   } catch (const std::exception&) {
     // A cache that cannot be written only costs a cold build next time.
   }

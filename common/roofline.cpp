@@ -98,17 +98,13 @@ bool plausible(const DeviceLimits& l) {
   return l.copy_gbps >= 1 && l.copy_gbps <= 1e5 && l.fma_gflops >= 1 && l.fma_gflops <= 1e7;
 }
 
-bool regular_or_missing(const std::string& path) {
-  struct stat st;
-  return ::stat(path.c_str(), &st) != 0 ? errno == ENOENT : S_ISREG(st.st_mode);
-}
-
 // The cached figures for `key` (false: none that can be trusted), and the
 // other devices' lines to keep.
 bool read_cache(const std::string& file, const std::string& key, DeviceLimits& found,
                 std::vector<std::string>& kept) {
   kept.clear();
-  if (!regular_or_missing(file)) return false;  // a FIFO would block the read forever
+  // Not through a link; a FIFO would block the read forever.
+  if (!cache_entry_usable(file)) return false;
   std::ifstream in(file);
   std::string line;
   bool have = false;
@@ -148,9 +144,17 @@ double lock_wait_seconds() {
 class CacheLock {
  public:
   explicit CacheLock(const std::string& file) : path_(file + ".lock") {
-    if (!regular_or_missing(path_)) return;
-    fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    // Never through a link (O_NOFOLLOW), and only a regular file: the lock
+    // file is opened, never written.
+    if (!cache_entry_usable(path_)) return;
+    fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
     if (fd_ < 0) return;
+    struct stat st;
+    if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
+      ::close(fd_);
+      fd_ = -1;
+      return;
+    }
     const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(lock_wait_seconds());
     while (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
       if (errno != EWOULDBLOCK && errno != EINTR) break;  // no locks here: go on without
@@ -203,17 +207,16 @@ DeviceLimits device_limits(DeviceContext& device, bool refresh,
   // Another program may have probed while this one waited for the lock.
   if (!refresh && read_cache(file, key, cached, kept)) return cached;
   const DeviceLimits limits = probe(refresh ? "" : " (cached after the first run)");
-  if (!plausible(limits) || !regular_or_missing(file)) return limits;
+  if (!plausible(limits)) return limits;
   std::ostringstream s;
   s.precision(17);
   for (const auto& line : kept) s << line << '\n';
   s << key << '\t' << limits.copy_gbps << '\t' << limits.fma_gflops << '\n';
   const std::string text = s.str();
-  try {
-    write_file_atomically(file, std::vector<std::uint8_t>(text.begin(), text.end()));
-  } catch (const std::exception&) {
-    // A cache that cannot be written only costs a probe next time.
-  }
+  // A new file renamed over the cache's path, and nothing where a link or
+  // anything but a regular file is (common/cache_dir.hpp): a cache that
+  // cannot be written only costs a probe next time.
+  write_cache_file(file, std::vector<std::uint8_t>(text.begin(), text.end()));
   return limits;
 }
 
