@@ -201,6 +201,26 @@ void check_bmp(const std::string& name, const std::vector<std::uint8_t>& b, int 
     throw Error(name + ": truncated BMP (" + std::to_string(bpp) + "-bit pixel data ends early)");
 }
 
+// Why stb_image refused a BMP whose pixels are compressed (it reads only
+// BI_RGB and BI_BITFIELDS), or "" for any other file.
+std::string compressed_bmp(const std::vector<std::uint8_t>& b) {
+  if (b.size() < 34 || b[0] != 'B' || b[1] != 'M') return "";
+  const auto u32 = [&](std::size_t i) {
+    return static_cast<std::uint32_t>(b[i] | (b[i + 1] << 8) | (b[i + 2] << 16)) |
+           (static_cast<std::uint32_t>(b[i + 3]) << 24);
+  };
+  if (u32(14) < 40) return "";  // the 12-byte OS/2 header has no compression field
+  const std::uint32_t compression = u32(30);
+  if (compression == 0 || compression == 3) return "";
+  const char* kind = compression == 1   ? "BI_RLE8"
+                     : compression == 2 ? "BI_RLE4"
+                     : compression == 4 ? "BI_JPEG"
+                     : compression == 5 ? "BI_PNG"
+                                        : nullptr;
+  return std::string("compressed BMP (") + (kind ? kind : "compression " + std::to_string(compression)) +
+         ") is not read; save it uncompressed, or as PNG";
+}
+
 // stb_image decodes some truncated files without complaint (it pads missing
 // bytes with zeros), so the formats where that happens are checked here.
 void check_not_truncated(const std::string& name, const std::vector<std::uint8_t>& b, int w,
@@ -230,9 +250,11 @@ ImageInfo check_image_bytes(const std::string& name, const std::vector<std::uint
   check_jpeg_huffman(name, bytes);
   ImageInfo info;
   if (!stbi_info_from_memory(bytes.data(), static_cast<int>(bytes.size()), &info.width, &info.height,
-                             &info.channels))
+                             &info.channels)) {
+    if (const std::string why = compressed_bmp(bytes); !why.empty()) throw Error(name + ": " + why);
     throw Error(name + ": not an image in a supported format (" + std::string(kSupportedFormats) +
                 ")");
+  }
   std::int64_t height = info.height;  // stb_image reports a top-down BMP's height as negative
   if (height < 0 && bytes[0] == 'B' && bytes[1] == 'M') height = -height;
   check_dimensions(name, info.width, height);

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "common/errors.hpp"
@@ -239,6 +240,29 @@ TEST_CASE("BMP palettes stb_image would read past are refused", "[inputs][bmp]")
   none[11] = 0;
   const std::string p3 = write_scratch("no-palette.bmp", none);
   REQUIRE_THROWS_WITH(load_image(p3), Contains(p3) && Contains("before any palette"));
+}
+
+TEST_CASE("a compressed BMP is refused with the true reason", "[inputs][bmp]") {
+  // stb_image reads only BI_RGB and BI_BITFIELDS pixels: RLE8 and RLE4 (and
+  // the JPEG and PNG kinds) are named, not called "not an image".
+  for (const auto& [kind, compression, name] : std::vector<std::tuple<std::string, int, std::string>>{
+           {"pal8", 1, "BI_RLE8"}, {"pal4", 2, "BI_RLE4"}, {"bf32", 4, "BI_JPEG"}, {"bf32", 5, "BI_PNG"}}) {
+    Bmp bmp = make_bmp(kind, 4, 2, std::vector<int>(8, 1));
+    bmp.bytes[30] = static_cast<std::uint8_t>(compression);
+    // An RLE stream: each row a run of four pixels of index 1, then its
+    // end-of-line; the last an end-of-bitmap.
+    bmp.bytes.resize(bmp.data_at);
+    for (std::uint8_t v : {4, 1, 0, 0, 4, 1, 0, 1}) bmp.bytes.push_back(v);
+    const std::string path = write_scratch("compressed.bmp", bmp.bytes);
+    INFO(name);
+    REQUIRE_THROWS_WITH(load_image(path), Contains(path) && Contains("compressed BMP (" + name + ") is not read") &&
+                                              !Contains("not an image"));
+  }
+  Bmp rle = make_bmp("pal8", 4, 2, std::vector<int>(8, 1));
+  rle.bytes[30] = 1;
+  const std::string path = write_scratch("rle8.bmp", rle.bytes);
+  expect_refusal("step1-naive", {"--image", path}, 1, "compressed BMP (BI_RLE8) is not read; save it uncompressed");
+  expect_refusal("histogram", {"--image", path, "--variant", "serial"}, 1, "compressed BMP (BI_RLE8)");
 }
 
 TEST_CASE("a JPEG with bytes after its end-of-image marker is read, one without the marker refused",
