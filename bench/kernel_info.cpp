@@ -7,6 +7,7 @@
 // registers, spills and shared memory of every kernel.
 #include <fstream>
 #include <iostream>
+#include <map>
 
 #include "common/cli.hpp"
 #include "common/errors.hpp"
@@ -39,12 +40,15 @@ int main(int argc, char** argv) {
     RunOptions run;
     if (!variant.empty()) run.values["variant"] = variant;
     std::vector<std::string> names;
+    std::map<std::string, std::string> settings;
     for (const auto& s : sets) {
       const auto [name, value] = split_setting(s, "--set");
       names.push_back(name);
-      run.values[name] = value;
+      add_setting(settings, name, value);  // --set bank=2 --set bank=4: which?
     }
     check_setting_names({step.get()}, names, "see --variant");
+    for (const auto& [name, value] : settings) run.values[name] = value;
+    // (check_options below also refuses a setting the chosen variant ignores.)
     if (wg != "auto") std::tie(run.wg_x, run.wg_y) = parse_size(wg, "--wg", 1 << 14);
     step->check_options(run);
     const Filter filter = parse_filter_spec(filter_spec);

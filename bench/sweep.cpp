@@ -47,6 +47,15 @@ std::vector<std::string> expand_filters(const std::vector<std::string>& specs) {
   return out;
 }
 
+// Every option text split at commas: "--steps 1,2 --steps 3" -> 1, 2, 3.
+// UsageError naming `option` for an empty item ("4x4,,8x8").
+std::vector<std::string> list_items(const std::vector<std::string>& texts, const std::string& option) {
+  std::vector<std::string> items;
+  for (const auto& text : texts)
+    for (auto& item : split_list(text, option)) items.push_back(std::move(item));
+  return items;
+}
+
 // "600x400" is shorthand for "synthetic:600x400".
 std::string image_spec(const std::string& item) {
   if (item.find(':') == std::string::npos && item.find_first_of("xX") != std::string::npos &&
@@ -64,31 +73,27 @@ int main(int argc, char** argv) {
         "(the columns every tool shares) with the serial baseline and the device's limits",
         "sweep");
     DeviceOptions device_options;
-    // The lists: CLI11 splits them at commas (->delimiter).
+    // The lists: split at commas after parsing (list_items), so that an
+    // empty item is refused, not dropped.
     std::vector<std::string> step_names, variant_names = {"default"}, image_items = {"2048x2048"},
                              filter_items = {"motion45"}, wg_items = {"16x16"};
     std::string border_text = "zero", output, kernel_file;
     int reps = 10, serial_reps = 3;
     bool serial = false, no_check = false, reprobe = false;
     std::vector<std::string> set_texts;
-    app.add_option("--steps", step_names, "Steps by name or number, comma-separated (default: all)")
-        ->delimiter(',');
+    app.add_option("--steps", step_names, "Steps by name or number, comma-separated (default: all)");
     app.add_option("--variants", variant_names,
                    "default (each step's first), all, or names, comma-separated: each step runs "
                    "the names it has, and default stands for its first (default,fixed)")
-        ->delimiter(',')
         ->capture_default_str();
     app.add_option("--images", image_items,
                    "Images: WxH (synthetic), synthetic:WxH[:SEED] or files, comma-separated")
-        ->delimiter(',')
         ->capture_default_str();
     app.add_option("--filters", filter_items,
                    "Filter specs, comma-separated; kind:A..B expands to widths A to B")
-        ->delimiter(',')
         ->capture_default_str();
     app.add_option("--wgs", wg_items,
                    "Work-group shapes, comma-separated; auto: each step's default (step 6 tunes its own)")
-        ->delimiter(',')
         ->capture_default_str();
     app.add_option("--set", set_texts,
                    "A step's own option and the values to sweep, NAME=V1,V2 (for example "
@@ -103,12 +108,17 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(1, 1000));
     app.add_flag("--no-check", no_check, "Skip the comparison with the serial reference");
     app.add_flag("--reprobe", reprobe, "Measure the device limits again");
-    app.add_option("--output", output, "Write the CSV here (default: standard output)");
+    app.add_option("--output", output, "Write the CSV here (default: standard output)")->check(file_name());
     app.add_option("--kernel", kernel_file,
                    "Build this OpenCL file instead of the step's embedded kernel (one step in "
                    "--steps; rows name the file in their variant)");
     add_device_options(app, device_options);
     if (int rc = parse_command_line(app, argc, argv); rc >= 0) return rc;
+    step_names = list_items(step_names, "--steps");
+    variant_names = list_items(variant_names, "--variants");
+    image_items = list_items(image_items, "--images");
+    filter_items = list_items(filter_items, "--filters");
+    wg_items = list_items(wg_items, "--wgs");
 
     std::vector<std::unique_ptr<Step>> steps;
     if (step_names.empty())
@@ -154,22 +164,24 @@ int main(int argc, char** argv) {
       }
     std::vector<std::pair<std::string, std::vector<std::string>>> sets;
     std::vector<std::string> set_names;
+    std::map<std::string, std::string> set_lists;  // a name given twice must say the same
     for (const auto& text : set_texts) {
       const auto [name, values] = split_setting(text, "--set", "NAME=V1,V2");
-      if (split_list(values).empty()) throw UsageError("--set: expected NAME=V1,V2, got '" + text + "'");
-      sets.push_back({name, split_list(values)});
+      add_setting(set_lists, name, values);
+      if (std::find(set_names.begin(), set_names.end(), name) != set_names.end()) continue;
+      sets.push_back({name, split_list(values, "--set " + name)});
       set_names.push_back(name);
     }
-    std::vector<const Step*> step_list;
-    for (const auto& step : steps) step_list.push_back(step.get());
-    check_setting_names(step_list, set_names, "see --variants");
-    // Every combination of the --set values that this step has a setting for.
-    auto settings_for = [&](const Step& step) {
+    // A name is refused when no variant that will run uses it.
+    std::vector<StepVariants> runs;
+    for (const auto& step : steps) runs.push_back({step.get(), variants_for(*step)});
+    check_setting_names(runs, set_names, "see --variants");
+    // Every combination of the --set values that this variant of the step
+    // uses (a variant that ignores a setting runs once without it).
+    auto settings_for = [&](const Step& step, const std::string& variant) {
       std::vector<std::map<std::string, std::string>> combos = {{}};
       for (const auto& [name, values] : sets) {
-        bool has = false;
-        for (const auto& o : step.options()) has |= o.name == name && name != "variant";
-        if (!has) continue;
+        if (name == "variant" || !step.uses(name, variant)) continue;
         std::vector<std::map<std::string, std::string>> next;
         for (const auto& combo : combos)
           for (const auto& v : values) {
@@ -184,16 +196,14 @@ int main(int argc, char** argv) {
     // Every run the sweep will make, checked now (common/step.hpp): a value
     // a step cannot take is a usage error before the first job.
     for (auto& step : steps)
-      for (const auto& combo : settings_for(*step)) {
+      for (const auto& variant : variants_for(*step))
+      for (const auto& combo : settings_for(*step, variant)) {
         RunOptions probe;
         probe.values = combo;
         // (At RunOptions' work-group: a --wgs shape a step cannot use is
         // skipped with a note when its turn comes, as a device limit is.)
-        for (const auto& variant : variants_for(*step)) {
-          probe.values["variant"] = variant;
-          step->check_options(probe);
-        }
-        probe.values.erase("variant");
+        probe.values["variant"] = variant;
+        step->check_options(probe);
         if (!kernel_file.empty() && !step->builds_kernel_file(probe))
           throw UsageError("--kernel " + kernel_file + ": " + step->name() + " " + step->describe(probe) +
                            " builds a kernel of its own, not the one --kernel replaces");
@@ -287,7 +297,7 @@ int main(int argc, char** argv) {
               const std::string base = step->builds_on().empty() ? prev_first : step->builds_on();
               const double prev_ms = prev_step_ms.count(base) ? prev_step_ms[base] : 0;
               for (const auto& variant : variants)
-              for (const auto& combo : settings_for(*step)) {
+              for (const auto& combo : settings_for(*step, variant)) {
                 RunOptions options;
                 options.values = combo;
                 options.values["variant"] = variant;

@@ -57,11 +57,8 @@ int main(int argc, char** argv) {
     for (const auto& text : set_texts) {
       const auto [name, value] = split_setting(text, "--set");
       names.push_back(name);
-      sets[name] = value;
+      add_setting(sets, name, value);
     }
-    std::vector<const Step*> step_list;
-    for (const auto& step : steps) step_list.push_back(step.get());
-    check_setting_names(step_list, names, "the tour picks them; see --all-variants");
     // The variants each step runs: its first, the one the next step builds
     // on, or with --all-variants every one.
     auto variants_of = [&](std::size_t i) {
@@ -72,11 +69,16 @@ int main(int argc, char** argv) {
       if (!next_builds_on.empty() && next_builds_on != all.front()) variants.push_back(next_builds_on);
       return variants;
     };
+    // A setting is refused only when no variant that runs uses it, and
+    // given to those that do.
+    std::vector<StepVariants> runs;
+    for (std::size_t i = 0; i < steps.size(); ++i) runs.push_back({steps[i].get(), variants_of(i)});
+    check_setting_names(runs, names, "the tour picks them; see --all-variants");
     auto options_for = [&](const Step& step, const std::string& variant) {
       RunOptions options = run;
       options.values["variant"] = variant;
       for (const auto& o : step.options())
-        if (sets.count(o.name)) options.values[o.name] = sets[o.name];
+        if (sets.count(o.name) && step.uses(o.name, variant)) options.values[o.name] = sets[o.name];
       return options;
     };
     for (std::size_t i = 0; i < steps.size(); ++i)

@@ -1,5 +1,6 @@
 #include "common/cli.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -65,12 +66,21 @@ CLI::Validator seconds_limit(double max) {
         char* end = nullptr;
         errno = 0;
         const double v = std::strtod(begin, &end);
-        if (text.empty() || end != begin + text.size() || errno == ERANGE || !std::isfinite(v) || v < 0 ||
-            v > max)
+        // Digits and at most one point: strtod alone also reads hexadecimal
+        // ("0x10"), exponents and "inf".
+        const bool decimal = text.find_first_not_of("0123456789.") == std::string::npos &&
+                             std::count(text.begin(), text.end(), '.') <= 1;
+        if (text.empty() || !decimal || end != begin + text.size() || errno == ERANGE || !std::isfinite(v) ||
+            v < 0 || v > max)
           return "expected seconds from 0 to " + format_seconds(max) + ", got '" + text + "'";
         return "";
       },
       "SECONDS");
+}
+
+CLI::Validator file_name() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string { return text.empty() ? "expected a file name, got ''" : ""; }, "FILE");
 }
 
 int guarded_main(const std::string& program, const std::function<int()>& body) {
@@ -142,7 +152,8 @@ void add_step_options(CLI::App& app, const Step& step, StepCommand& c) {
   app.add_option("--reps", c.reps, "Timed launches (after one warm-up)")
       ->capture_default_str()
       ->check(CLI::Range(1, 100000));
-  app.add_option("--output", c.output, "Write the result: FILE.png (clamped to [0,1]) or FILE.pfm (exact)");
+  app.add_option("--output", c.output, "Write the result: FILE.png (clamped to [0,1]) or FILE.pfm (exact)")
+      ->check(file_name());
   app.add_flag("--verify", c.verify,
                "Compare with the serial reference; print the error; exit 1 if over tolerance");
   app.add_flag("--csv", c.csv, "Print CSV (one header row) instead of a table");

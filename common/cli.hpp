@@ -38,6 +38,9 @@ int parse_command_line(CLI::App& app, int argc, char** argv);
 // a whole decimal number, so NaN, infinities and negatives exit 2 (CLI::Range
 // alone lets NaN through: every comparison with it is false).
 CLI::Validator seconds_limit(double max = 1e6);
+// A file name that is not empty: `--output ""` is a mistake (exit 2), not
+// "write nothing".
+CLI::Validator file_name();
 
 // --timeout's default when --kernel is given: a kernel that never returns
 // ends the run with one line instead of hanging it.

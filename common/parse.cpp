@@ -18,6 +18,19 @@ std::vector<std::string> split_list(const std::string& text) {
   return out;
 }
 
+std::vector<std::string> split_list(const std::string& text, const std::string& option) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', start);
+    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (item.empty()) throw UsageError(option + ": an empty item in the list '" + text + "'");
+    out.push_back(item);
+    if (comma == std::string::npos) return out;
+    start = comma + 1;
+  }
+}
+
 int parse_positive_int(const std::string& text, const std::string& what, int max) {
   if (text.empty() || text.size() > 12)
     throw UsageError(what + ": '" + text + "' is not a positive integer");
@@ -58,7 +71,7 @@ bool valid_bank_size(int bank) {
 
 std::vector<int> parse_bank_list(const std::string& text) {
   std::vector<int> banks;
-  for (const auto& item : split_list(text)) {
+  for (const auto& item : split_list(text, "--bank")) {
     const int bank = parse_positive_int(item, "--bank", 16);
     if (!valid_bank_size(bank)) throw UsageError("--bank: 1, 2, 4, 8 or 16, not " + std::to_string(bank));
     banks.push_back(bank);

@@ -13,6 +13,9 @@ std::pair<int, int> parse_size(const std::string& text, const std::string& what,
 
 // "a,b,,c" -> {"a", "b", "c"}: a comma-separated list, empty items dropped.
 std::vector<std::string> split_list(const std::string& text);
+// "a,b" -> {"a", "b"}; an empty item ("a,,b", "a,", ",") is a UsageError
+// naming `option`, since a dropped item would be a silent change of list.
+std::vector<std::string> split_list(const std::string& text, const std::string& option);
 
 // A whole positive decimal integer no larger than max.
 int parse_positive_int(const std::string& text, const std::string& what, int max);

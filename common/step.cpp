@@ -88,6 +88,37 @@ OptionCheck auto_or_block(int max_side) {
   };
 }
 
+bool StepOption::used_by_variant(const std::string& variant) const {
+  return used_by.empty() || std::find(used_by.begin(), used_by.end(), variant) != used_by.end();
+}
+
+bool Step::uses(const std::string& name, const std::string& variant) const {
+  for (const auto& o : options())
+    if (o.name == name) return o.used_by_variant(variant);
+  return false;
+}
+
+void Step::check_options(const RunOptions& options) const {
+  describe(options);  // every name and value
+  const std::string v = variant(options);
+  for (const auto& o : this->options()) {
+    if (o.name == "variant" || o.used_by_variant(v)) continue;
+    const auto it = options.values.find(o.name);
+    if (it == options.values.end() || it->second.empty()) continue;
+    std::string users;  // "auto or passes"
+    for (const auto& u : o.used_by) users += (users.empty() ? "" : " or ") + u;
+    throw UsageError("--" + o.name + " " + it->second + ": " + name() + "'s variant " + v +
+                     " ignores it (used by variant " + users + ")");
+  }
+}
+
+void add_setting(std::map<std::string, std::string>& settings, const std::string& name,
+                 const std::string& value, const std::string& option) {
+  const auto [it, added] = settings.emplace(name, value);
+  if (!added && it->second != value)
+    throw UsageError(option + " " + name + ": given twice, as '" + it->second + "' and '" + value + "'");
+}
+
 std::pair<std::string, std::string> split_setting(const std::string& text, const std::string& option,
                                                   const std::string& format) {
   const auto eq = text.find('=');
@@ -112,6 +143,30 @@ void check_setting_names(const std::vector<const Step*>& steps, const std::vecto
     throw UsageError(option + " " + name + ": " +
                      (steps.size() == 1 ? steps.front()->name() + " has no" : "no step chosen has a") +
                      " setting '" + name + "'" + (all.empty() ? " (it has none)" : " (settings: " + join(all) + ")"));
+  }
+}
+
+void check_setting_names(const std::vector<StepVariants>& runs, const std::vector<std::string>& names,
+                         const std::string& variants_how) {
+  std::vector<const Step*> steps;
+  for (const auto& r : runs) steps.push_back(r.step);
+  check_setting_names(steps, names, variants_how);
+  for (const auto& name : names) {
+    bool used = false;
+    std::vector<std::string> ignoring;  // "step7-separable fused"
+    for (const auto& r : runs)
+      for (const auto& v : r.variants) {
+        bool has = false;
+        for (const auto& o : r.step->options()) has |= o.name == name;
+        if (!has) continue;
+        if (r.step->uses(name, v))
+          used = true;
+        else
+          ignoring.push_back(r.step->name() + " " + v);
+      }
+    if (!used)
+      throw UsageError("--set " + name + ": no variant that will run uses it (" + join(ignoring) +
+                       " ignores it; " + variants_how + ")");
   }
 }
 
@@ -142,10 +197,13 @@ std::vector<RunOptions> suite_configurations(const Step& step, bool kernel_file)
     if (o.name == "variant") continue;
     auto values = o.choices;
     values.insert(values.end(), o.test_values.begin(), o.test_values.end());
+    // Each value with the first variant that uses the option.
+    const auto user = std::find_if(variants.begin(), variants.end(),
+                                   [&](const std::string& v) { return o.used_by_variant(v); });
     for (const auto& value : values)
-      if (value != o.default_value) {
+      if (value != o.default_value && user != variants.end()) {
         configs.emplace_back();
-        if (variants.size() > 1) configs.back().values["variant"] = variants.front();
+        if (variants.size() > 1) configs.back().values["variant"] = *user;
         configs.back().values[o.name] = value;
       }
   }

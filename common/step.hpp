@@ -23,7 +23,9 @@ namespace conv {
 // them; the conformance suite runs every choice (suite_configurations).
 // Free text's check: "" when the step can take `value`, else what it takes
 // ("one of auto, tile, direct"). Run on every value given, whether or not
-// the chosen variant uses the option, so a misspelling is never ignored.
+// the chosen variant uses the option, so a misspelling is never ignored;
+// a value given to a variant that ignores the option (its used_by) is
+// refused too, so a setting never silently does nothing.
 using OptionCheck = std::function<std::string(const std::string& value)>;
 
 struct StepOption {
@@ -31,6 +33,12 @@ struct StepOption {
   std::vector<std::string> choices;      // empty: free text, checked by `check`
   std::vector<std::string> test_values;  // free text: what the suite also runs
   OptionCheck check = nullptr;           // free text: null takes any text
+  // The variants that use the option; empty: every variant. Step 7's
+  // --columns, for one, is used by its passes (and by auto, which may run
+  // them), not by fused.
+  std::vector<std::string> used_by = {};
+
+  bool used_by_variant(const std::string& variant) const;
 };
 
 // Free text that must be one of `words` (listed so the suites do not run
@@ -50,6 +58,19 @@ class Step;
 // check_options() for every run it will make, before any work.
 void check_setting_names(const std::vector<const Step*>& steps, const std::vector<std::string>& names,
                          const std::string& variants_how);
+// The same, knowing which variants of each step will run: a name is also
+// refused when none of them uses it (StepOption::used_by), so
+// `sweep --steps 7 --variants fused --set columns=tile` is exit 2.
+struct StepVariants {
+  const Step* step;
+  std::vector<std::string> variants;
+};
+void check_setting_names(const std::vector<StepVariants>& runs, const std::vector<std::string>& names,
+                         const std::string& variants_how);
+// NAME=VALUE once more into `settings`: UsageError naming `option` when
+// NAME was given before with another value (--set bank=2 --set bank=4).
+void add_setting(std::map<std::string, std::string>& settings, const std::string& name,
+                 const std::string& value, const std::string& option = "--set");
 
 struct RunOptions {
   std::map<std::string, std::string> values;  // by option name; absent: the default
@@ -109,9 +130,13 @@ class Step {
   // not at its default, for reports. Throws UsageError for an option the
   // step does not have.
   std::string describe(const RunOptions& options) const;
+  // Whether `variant` of this step uses the option `name` (false: the step
+  // has no such option).
+  bool uses(const std::string& name, const std::string& variant) const;
   // Throws UsageError for options this step cannot take (an unknown variant
-  // or setting, a work-group shape it cannot use), before any work is done.
-  virtual void check_options(const RunOptions& options) const { describe(options); }
+  // or setting, a setting the chosen variant ignores, a work-group shape it
+  // cannot use), before any work is done. An override calls this first.
+  virtual void check_options(const RunOptions& options) const;
 };
 
 }  // namespace conv

@@ -33,7 +33,7 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(1, 100000));
     app.add_flag("--verify", o.verify,
                  "Compare every variant with the serial count; exit 1 on any difference");
-    app.add_option("--output", o.output, "Write the counts as FILE.csv (bin,r,g,b; 256 rows)");
+    app.add_option("--output", o.output, "Write the counts as FILE.csv (bin,r,g,b; 256 rows)")->check(file_name());
     app.add_flag("--csv", o.csv, "Print CSV (one header row) instead of a table");
     app.add_flag("--breakdown", o.breakdown,
                  "Time every phase (platform, context, queue, source, cold and warm build, "

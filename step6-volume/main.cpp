@@ -64,7 +64,7 @@ int main(int argc, char** argv) {
     const auto size = parse_volume_size(size_text, "--size");
     const auto work_group = parse_volume_size(wg, "--wg");
     const std::vector<int> banks = parse_bank_list(banks_text);
-    const std::vector<std::string> variants = split_list(variants_text);
+    const std::vector<std::string> variants = split_list(variants_text, "--variant");
     for (const auto& v : variants)
       if (v != "naive" && v != "blocked") throw UsageError("--variant: naive or blocked, not '" + v + "'");
     DeviceContext device(device_options.choice);

@@ -62,6 +62,8 @@ class SeparableStep : public Step {
     // (docs/step7-separable.md).
     return facts.is_gpu ? std::pair<int, int>{32, 4} : std::pair<int, int>{32, 8};
   }
+  // The options each variant uses (StepOption::used_by; empty: all): a
+  // setting the chosen variant ignores is refused. auto may run either.
   std::vector<StepOption> options() const override {
     return {{"variant", "Kernel variant: passes (a row pass and a column pass per term), fused (one "
                         "kernel, the rows in local memory) or auto (the faster for this filter here)",
@@ -74,20 +76,20 @@ class SeparableStep : public Step {
             {"fused-kernel", "The fused variant's kernel: tile (convolve_fused, through local memory), direct "
                              "(convolve_fused_direct, through the caches; default block " + block_text(kDirectFused) +
                              "), or auto (direct on a GPU, tile on a CPU)",
-             "auto", {}, {"direct"}, one_of({"auto", "tile", "direct"})},
+             "auto", {}, {"direct"}, one_of({"auto", "tile", "direct"}), {"auto", "fused"}},
             {"column-block", "The column pass's outputs per work-item WxH (variant passes; default: "
                              "the first of 4x16, 4x8 (on a GPU only), 4x4, 4x2, 4x1 that fits local memory; " +
                              block_text(kDirectColumns) + " with --columns direct)", "auto", {}, {"4x8", "4x16"},
-             auto_or_block(32)},
+             auto_or_block(32), {"auto", "passes"}},
             {"rows", std::string("The row pass's kernel (variant passes): tile (convolve, through local memory), "
                                  "direct (convolve_direct, through the caches), or auto (") +
                          (kGpuRowsDirect ? "direct" : "tile") + " on a GPU, tile on a CPU)",
-             "auto", {}, {"direct"}, one_of({"auto", "tile", "direct"})},
+             "auto", {}, {"direct"}, one_of({"auto", "tile", "direct"}), {"auto", "passes"}},
             {"columns", "The column pass's kernel (variant passes): tile, direct, or auto (direct on a GPU, "
                         "tile on a CPU)",
              // Free text, so the suites run only direct: tile is what auto
              // already runs on the CPUs and Oclgrind they run on.
-             "auto", {}, {"direct"}, one_of({"auto", "tile", "direct"})},
+             "auto", {}, {"direct"}, one_of({"auto", "tile", "direct"}), {"auto", "passes"}},
             {"unroll", "Unroll the loop over tile rows (each pass's code grows with F only): on, off, "
                        "or auto (tuned per device type)",
              // No choices listed, so the suites do not run each one: on a CPU, auto

@@ -13,8 +13,10 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include "common/errors.hpp"
 #include "common/registry.hpp"
 #include "common/step.hpp"
 #include "tests/process.hpp"
@@ -57,24 +59,42 @@ std::map<std::string, std::vector<Args>> mistakes() {
     // Every option the step declares, with a value none takes: choices and
     // free text alike (a free-text option must declare its check).
     for (const auto& o : step->options()) list.push_back({"--" + o.name, "bogus"});
+    list.push_back({"--output", ""});
   }
   // Options a variant ignores are still checked.
   m["step7-separable"].push_back({"--variant", "fused", "--columns", "bogus"});
   m["step7-separable"].push_back({"--variant", "passes", "--fused-kernel", "bogus"});
   m["step7-separable"].push_back({"--block", "5x4"});
+  // A setting the chosen variant ignores, even a value it could take (or
+  // the default itself, given explicitly).
+  m["step7-separable"].push_back({"--variant", "fused", "--columns", "tile"});
+  m["step7-separable"].push_back({"--variant", "fused", "--rows", "direct"});
+  m["step7-separable"].push_back({"--variant", "fused", "--column-block", "4x8"});
+  m["step7-separable"].push_back({"--variant", "passes", "--fused-kernel", "tile"});
+  m["step7-separable"].push_back({"--variant", "passes", "--fused-kernel", "auto"});
   m["step6-multioutput"].push_back({"--block", "5x4"});
   m["kernel-info"] = {{"--variant", "bogus"}, {"--set", "bogus=1"}, {"--set", "=4"}, {"--set", "block"},
                       {"--set", "block="}, {"--step", "1", "--set", "bank=2"}, {"--set", "variant=rows"},
                       {"--set", "block=5x4"}, {"--step", "7", "--variant", "fused", "--set", "columns=bogus"},
-                      {"--step", "5", "--wg", "3x5"}, {"--step", "99"}};
+                      {"--step", "5", "--wg", "3x5"}, {"--step", "99"},
+                      {"--step", "7", "--variant", "fused", "--set", "columns=tile"},
+                      {"--step", "7", "--variant", "passes", "--set", "fused-kernel=direct"},
+                      {"--set", "bank=2", "--set", "bank=4"}, {"--set", "block=4x1", "--set", "block=8x1"}};
   m["sweep"] = {{"--set", "blok=8x2"}, {"--set", "block=5x4"}, {"--set", "=4"}, {"--set", "block=,"},
                 {"--set", "variant=rows"}, {"--variants", "bogus"}, {"--steps", "1", "--set", "bank=2"},
-                {"--steps", "7", "--set", "columns=tile,bogus"}, {"--steps", "99"}};
+                {"--steps", "7", "--set", "columns=tile,bogus"}, {"--steps", "99"},
+                {"--steps", "7", "--variants", "fused", "--set", "columns=tile"},
+                {"--steps", "7", "--variants", "passes", "--set", "fused-kernel=tile,direct"},
+                {"--set", "block=4x4,,8x8"}, {"--set", "block=4x4,"}, {"--set", "block=4x4", "--set", "block=8x8"},
+                {"--steps", "1,,2"}, {"--images", "8x8,,16x16"}, {"--filters", "box:3,"}, {"--wgs", ",8x8"},
+                {"--variants", "default,,all"}, {"--output", ""}};
   m["tour"] = {{"--set", "block=5x4"}, {"--set", "blok=1"}, {"--set", "=4"}, {"--set", "variant=rows"},
-               {"--set", "columns=bogus"}, {"--wg", "3x5"}};
-  m["histogram"] = {{"--timeout", "nan"}, {"--timeout", "inf"}, {"--timeout", "-1"}, {"--variant", "bogus"}};
-  m["step6-bank"] = {{"--block", "6x2"}, {"--bank", "3"}, {"--wg", "0x4"}};
-  m["step6-volume"] = {{"--variant", "bogus"}, {"--bank", "3"}, {"--size", "0"}};
+               {"--set", "columns=bogus"}, {"--wg", "3x5"}, {"--set", "bank=2", "--set", "bank=4"}};
+  m["histogram"] = {{"--timeout", "nan"}, {"--timeout", "inf"}, {"--timeout", "-1"}, {"--variant", "bogus"},
+                    {"--output", ""}};
+  m["step6-bank"] = {{"--block", "6x2"}, {"--bank", "3"}, {"--wg", "0x4"}, {"--bank", "1,,2"}, {"--bank", "1,"}};
+  m["step6-volume"] = {{"--variant", "bogus"}, {"--bank", "3"}, {"--size", "0"}, {"--bank", "1,,2"},
+                       {"--variant", "naive,,blocked"}};
   m["kernel_check"] = {{"--step", "1", "--variant", "bogus"}, {"--step", "99"}};
   m["grade"] = {{"--jobs", "x"}};
   return m;
@@ -92,7 +112,8 @@ Args output_args(const std::string& program, const std::string& dir) {
 
 void expect_usage_error(const std::string& program, Args args) {
   const std::string dir = fresh_dir("misspelled-" + program);
-  const Args out = output_args(program, dir);
+  // (A mistake in --output itself is made with no other --output.)
+  const Args out = std::count(args.begin(), args.end(), "--output") ? Args{} : output_args(program, dir);
   args.insert(args.end(), out.begin(), out.end());
   if (opens_a_device(program)) args.insert(args.end(), {"--platform", "no-such-platform"});
   std::string command = program;
@@ -130,6 +151,41 @@ TEST_CASE("every executable refuses a misspelled or meaningless setting before a
       for (const auto& args : it->second) expect_usage_error(program, args);
     }
   }
+}
+
+TEST_CASE("a refused setting names the variant that ignores it", "[kept][cli][settings]") {
+  const Outcome r = run_program("step7-separable", {"--variant", "fused", "--columns", "tile", "--platform", "none"});
+  INFO(r.err);
+  CHECK(r.status == 2);
+  CHECK(r.err.find("--columns tile: step7-separable's variant fused ignores it") != std::string::npos);
+  const Outcome s = run_program("sweep", {"--steps", "6", "--set", "block=4x4,,8x8", "--platform", "none"});
+  INFO(s.err);
+  CHECK(s.status == 2);
+  CHECK(s.err.find("--set block: an empty item") != std::string::npos);
+  const Outcome k = run_program("kernel-info", {"--set", "bank=2", "--set", "bank=4", "--platform", "none"});
+  INFO(k.err);
+  CHECK(k.status == 2);
+  CHECK(k.err.find("--set bank: given twice") != std::string::npos);
+}
+
+TEST_CASE("a setting is taken where a variant that runs uses it", "[kept][cli][settings]") {
+  // The variants that use an option take it; sweep and tour refuse a name
+  // only when no variant that runs uses it (the check, without a device).
+  const auto step7 = find_step("7");
+  for (const auto& [variant, name, value] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"passes", "columns", "tile"}, {"auto", "columns", "direct"}, {"fused", "fused-kernel", "direct"},
+           {"auto", "fused-kernel", "tile"}, {"fused", "block", "4x2"}, {"passes", "rows", "direct"}}) {
+    RunOptions run;
+    run.values = {{"variant", variant}, {name, value}};
+    INFO(variant << " " << name << "=" << value);
+    CHECK_NOTHROW(step7->check_options(run));
+  }
+  CHECK_NOTHROW(check_setting_names({{step7.get(), {"fused", "passes"}}}, {"columns"}, ""));
+  CHECK_THROWS_AS(check_setting_names({{step7.get(), {"fused"}}}, {"columns"}, ""), UsageError);
+  CHECK_THROWS_AS(check_setting_names({{step7.get(), {"passes"}}}, {"fused-kernel"}, ""), UsageError);
+  // Another step that has the option and runs keeps it legal.
+  const auto step6 = find_step("6");
+  CHECK_NOTHROW(check_setting_names({{step7.get(), {"fused"}}, {step6.get(), {"default"}}}, {"block"}, ""));
 }
 
 TEST_CASE("a value a step takes is not refused by the check", "[kept][cli][settings]") {

@@ -1,4 +1,5 @@
-// Messages that tell the truth: an unusable POCL_CACHE_DIR is named, cached
+// Messages that tell the truth: an unusable POCL_CACHE_DIR is named (an
+// empty one counts as unset), the caches never write through a link, cached
 // device limits no device has are measured again, "measuring the device
 // limits" is said only when measuring, a lock held on the limits cache is
 // waited on only so long, and a write past a buffer names the element, not
@@ -56,6 +57,78 @@ TEST_CASE("an unusable POCL_CACHE_DIR is named in the error", "[kept][device]") 
     CHECK(r.err_lines() == 1);
     CHECK(r.err.find("POCL_CACHE_DIR=" + dir) != std::string::npos);
   }
+}
+
+TEST_CASE("an empty POCL_CACHE_DIR counts as unset", "[kept][device]") {
+  // PoCL itself stops the process with an assertion on an empty cache
+  // folder name: every tool removes the empty variable first.
+  const Env env = {{"POCL_CACHE_DIR", ""}, {"XDG_CACHE_HOME", fresh_dir("empty-pocl-cache")}};
+  const std::string kernel = CLCONV_SOURCE_DIR "/step1-naive/convolve.cl";
+  for (const auto& [program, args] : std::vector<std::pair<std::string, std::vector<std::string>>>{
+           {"step1-naive", {"--image", "synthetic:32x32", "--reps", "1"}},
+           {"step1-naive", {"--image", "synthetic:32x32", "--reps", "1", "--kernel", kernel}},
+           {"histogram", {"--image", "synthetic:32x32", "--variant", "local-atomic", "--reps", "1"}},
+           {"kernel-info", {"--step", "1", "--filter", "box:3"}}}) {
+    const Outcome r = run_program(program, args, env, 300);
+    INFO(program << ": status " << r.status << ", signal " << r.signal << ", stderr:\n" << r.err);
+    CHECK(r.signal == 0);
+    CHECK(r.status == 0);
+    CHECK(r.err.find("SIGABRT") == std::string::npos);
+  }
+}
+
+TEST_CASE("the limits cache never writes through a link or into a file it did not make", "[kept][limits]") {
+  // A file in a temporary folder stands for a file the user cares about:
+  // a link to it at the cache's path (and at its lock's) leaves it as it
+  // was, and the link stays a link.
+  const std::string cache = fresh_dir("linked-cache");
+  fs::create_directories(cache + "/clconv");
+  const std::string precious = write_scratch("precious.txt", "keep me\n");
+  const std::string file = cache + "/clconv/limits.tsv";
+  fs::create_symlink(precious, file);
+  fs::create_symlink(precious, file + ".lock");
+  const Outcome r = bank_run({{"XDG_CACHE_HOME", cache}});
+  INFO(r.err);
+  CHECK(r.status == 0);
+  CHECK(slurp(precious) == "keep me\n");
+  CHECK(fs::is_symlink(file));
+  CHECK(fs::is_symlink(file + ".lock"));
+  // A link to a file that does not exist yet is not followed either.
+  fs::remove(file);
+  const std::string absent = fresh_dir("link-target") + "/made-through-a-link";
+  fs::create_symlink(absent, file);
+  CHECK(bank_run({{"XDG_CACHE_HOME", cache}}).status == 0);
+  CHECK_FALSE(fs::exists(absent));
+  // With no link there, the cache is written, and holds only a new file.
+  fs::remove(file);
+  CHECK(bank_run({{"XDG_CACHE_HOME", cache}}).status == 0);
+  CHECK(fs::is_regular_file(fs::symlink_status(file)));
+  CHECK(slurp(precious) == "keep me\n");
+  for (const auto& entry : fs::directory_iterator(cache + "/clconv"))  // no temporary file left
+    CHECK(entry.path().filename().string().rfind(".clconv-cache-", 0) != 0);
+}
+
+TEST_CASE("the program cache never writes through a link", "[kept][limits]") {
+  // Every entry of a first run made into a link to a file in a temporary
+  // folder: a second run that rebuilds them leaves that file as it was.
+  const std::string cache = fresh_dir("linked-programs");
+  const Env env = {{"XDG_CACHE_HOME", cache}, {"CLCONV_NO_BINARY_CACHE", "0"}};  // the histogram keeps one
+  const std::vector<std::string> args = {"--image", "synthetic:16x16", "--variant", "local-atomic", "--reps", "1"};
+  REQUIRE(run_program("histogram", args, env, 300).status == 0);
+  const std::string folder = cache + "/clconv/programs";
+  std::vector<fs::path> entries;
+  for (const auto& entry : fs::directory_iterator(folder)) entries.push_back(entry.path());
+  REQUIRE_FALSE(entries.empty());
+  const std::string precious = write_scratch("precious-program.txt", "keep me too\n");
+  for (const auto& entry : entries) {
+    fs::remove(entry);
+    fs::create_symlink(precious, entry);
+  }
+  const Outcome r = run_program("histogram", args, env, 300);
+  INFO(r.err);
+  CHECK(r.status == 0);
+  CHECK(slurp(precious) == "keep me too\n");
+  for (const auto& entry : entries) CHECK(fs::is_symlink(entry));
 }
 
 TEST_CASE("device limits: measured only when needed, and said so only then", "[kept][limits]") {
