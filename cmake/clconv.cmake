@@ -1,8 +1,17 @@
 # The two helpers the folders' CMakeLists.txt files use.
 
+# Every symbol clconv_embed defines, listed in the property CLCONV_SYMBOLS of
+# this target: the grader's case runner (coursework/CMakeLists.txt) defines
+# each as a withheld string instead, so that no reference kernel is inside
+# the program a student's code runs in.
+if(NOT TARGET clconv_embedded_symbols)
+  add_custom_target(clconv_embedded_symbols)
+endif()
+
 # clconv_embed(<target> <symbol> <file.cl>): compile <file.cl> into <target> as
 # the string conv::embedded::<symbol>, regenerated whenever the file changes.
 function(clconv_embed target symbol file)
+  set_property(TARGET clconv_embedded_symbols APPEND PROPERTY CLCONV_SYMBOLS ${symbol})
   get_filename_component(abs "${file}" ABSOLUTE)
   set(out "${CMAKE_CURRENT_BINARY_DIR}/embedded_${symbol}.cpp")
   add_custom_command(

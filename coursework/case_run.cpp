@@ -115,6 +115,11 @@ CaseOutcome judge(const CaseContext& c, const ChildResult& run, const std::strin
     o.reason = in_case + " did not finish within " + seconds_text(c.limit_s) + " (killed)";
     return o;
   }
+  if (!run.over_cap.empty()) {
+    o.verdict = Verdict::crash;
+    o.reason = in_case + " " + run.over_cap + " (killed by the grader)";
+    return o;
+  }
   const std::string seed = "seed " + std::to_string(c.seed) + " (grade --seed " + std::to_string(c.seed) +
                            " replays these data)";
   // bubblewrap exits with 128 + N when its command dies of signal N.

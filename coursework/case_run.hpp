@@ -24,6 +24,8 @@ struct CaseOutcome {
 
 // What the case tells of the kernel:
 // - a time-out is `timeout`;
+// - a case the grader killed for one of its caps (disk, memory, threads:
+//   ChildResult::over_cap) is `crash`, the cap its reason;
 // - the first run whose image is missing or fails its check decides: a
 //   wrong image is `wrong`; no image, with the runner's build log is
 //   `build-error`, with its note of a kernel fault `wrong`, else `crash`

@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "common/errors.hpp"
+#include "coursework/case_caps.hpp"
 
 extern char** environ;
 
@@ -49,6 +50,24 @@ std::vector<std::string> environment(const ChildSpec& spec) {
   }
   for (const auto& [name, value] : spec.env) env.push_back(name + "=" + value);
   return env;
+}
+
+// The cap the case is over, in words; "" when it is within all of them.
+std::string over_cap(const ChildSpec& spec, pid_t pid) {
+  if (spec.tree_memory_bytes || spec.tree_threads) {
+    const TreeUse t = tree_use(pid);
+    if (spec.tree_memory_bytes && t.resident_bytes > spec.tree_memory_bytes)
+      return "used more than " + bytes_text(spec.tree_memory_bytes) + " of memory (its processes together)";
+    if (spec.tree_threads && t.threads > spec.tree_threads)
+      return "ran more than " + std::to_string(spec.tree_threads) + " threads and processes at once";
+  }
+  if (spec.disk_bytes && !spec.disk_folder.empty()) {
+    const DiskUse d = disk_use(spec.disk_folder);
+    if (d.bytes > spec.disk_bytes) return "used more than " + bytes_text(spec.disk_bytes) + " of disk";
+    if (d.too_deep) return "made folders more than " + std::to_string(kMaxDepth) + " levels deep";
+    if (d.too_many) return "made more than " + std::to_string(kMaxEntries) + " files and folders";
+  }
+  return "";
 }
 
 }  // namespace
@@ -110,12 +129,18 @@ ChildResult run_child(const ChildSpec& spec) {
   ChildResult r;
   int wstatus = 0;
   const auto deadline = start + std::chrono::duration<double>(spec.timeout_s);
+  auto next_check = start;
   for (;;) {
     const pid_t done = waitpid(pid, &wstatus, WNOHANG);
     if (done == pid || (done < 0 && errno != EINTR)) break;
-    const bool late = std::chrono::steady_clock::now() > deadline;
-    const bool early = !late && spec.done_early && spec.done_early();
-    if (late || early) {
+    const auto now = std::chrono::steady_clock::now();
+    const bool late = now > deadline;
+    if (!late && now >= next_check) {
+      next_check = now + std::chrono::milliseconds(150);
+      r.over_cap = over_cap(spec, pid);
+    }
+    const bool early = !late && r.over_cap.empty() && spec.done_early && spec.done_early();
+    if (late || early || !r.over_cap.empty()) {
       kill(-pid, SIGKILL);
       waitpid(pid, &wstatus, 0);
       r.timed_out = late;
@@ -130,7 +155,7 @@ ChildResult run_child(const ChildSpec& spec) {
     live.erase(pid);
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (!r.timed_out && !r.ended_early) {
+  if (!r.timed_out && !r.ended_early && r.over_cap.empty()) {
     if (WIFEXITED(wstatus)) r.status = WEXITSTATUS(wstatus);
     if (WIFSIGNALED(wstatus)) r.signal = WTERMSIG(wstatus);
   }

@@ -25,6 +25,12 @@ struct ChildSpec {
   // Become uid/gid 65534 (nobody), with no supplementary groups, before
   // starting the program: for the sandbox when the grader runs as root.
   bool drop_to_nobody = false;
+  // Caps on the whole case, checked about every 150 ms while it runs (0:
+  // none): the disk used under disk_folder, and the resident memory and the
+  // threads of the child's whole process tree. A case over one is killed.
+  std::string disk_folder;
+  std::uint64_t disk_bytes = 0, tree_memory_bytes = 0;
+  int tree_threads = 0;
   // Polled while the child runs; returning true ends it early (not a timeout).
   std::function<bool()> done_early;
 };
@@ -33,6 +39,7 @@ struct ChildResult {
   int status = -1;     // exit status, or -1 when it did not exit
   int signal = 0;      // the signal that ended it, when one did
   bool timed_out = false, ended_early = false;
+  std::string over_cap;  // "used more than 1 GiB of disk": killed for that cap
   double seconds = 0;  // wall time
   std::string out, err;  // the first 8 MiB of each
 };

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "common/errors.hpp"
+#include "coursework/case_caps.hpp"
 #include "coursework/oclgrind.hpp"
 #include "coursework/source_check.hpp"
 #include "coursework/structure.hpp"
@@ -46,18 +47,20 @@ std::string make_work(const Setup& setup, const std::string& name, const std::st
   return work;
 }
 
-// Runs case i on the kernel in work/kernel.cl, named `label` in compiler
-// messages; the runner writes into work/case-i.
+// The runner's arguments for case i on the kernel in work/kernel.cl, named
+// `label` in compiler messages; the runner writes into work/case-i.
+std::vector<std::string> case_args(const Setup& setup, std::size_t i, const std::string& work,
+                                   const std::string& label) {
+  const Sandbox& box = setup.sandbox;
+  const std::string out = work + "/case-" + std::to_string(i);
+  remove_tree(out);  // what an earlier run left, if anything
+  return {setup.step_name, inside(box, work, case_inputs(setup, i) + "/manifest"),
+          inside(box, work, work + "/kernel.cl"), label, inside(box, work, out)};
+}
+
 ChildResult run_case(const Setup& setup, std::size_t i, const std::string& work, const std::string& label,
                      double limit_s) {
-  const std::string out = work + "/case-" + std::to_string(i);
-  std::error_code ec;
-  fs::remove_all(out, ec);  // what an earlier run left, if anything
-  const Sandbox& box = setup.sandbox;
-  ChildSpec spec = sandboxed(box, work,
-                             {setup.step_name, inside(box, work, case_inputs(setup, i) + "/manifest"),
-                              inside(box, work, work + "/kernel.cl"), label, inside(box, work, out)},
-                             limit_s);
+  ChildSpec spec = sandboxed(setup.sandbox, work, case_args(setup, i, work, label), limit_s);
   spec.out_path = work + ".stdout";
   spec.err_path = work + ".stderr";
   ChildResult r = run_child(spec);
@@ -140,8 +143,7 @@ void calibrate(Setup& setup, int jobs) {
       throw Error(setup.step_name + "'s own kernel does not pass its case on this device, so "
                   "no submission could: " + verdict_name(o.verdict) + ": " + o.reason +
                   (r.err.empty() ? "" : " (" + one_line(r.err.substr(0, 300)) + ")"));
-    std::error_code ec;
-    fs::remove_all(work, ec);
+    remove_tree(work);
     setup.reference_s[i] = r.seconds;
     setup.limits[i] = std::max(kMinCaseLimit, kLimitMultiple * r.seconds);
   });
@@ -179,8 +181,7 @@ Grade grade_submission(const Setup& setup, const Submission& s, int index) {
     CaseContext c = context(setup, i, kernel_file, setup.limits[i]);
     c.own_files = own_files(checked.source);
     CaseOutcome o = judge(c, r, work + "/case-" + std::to_string(i));
-    std::error_code ec;
-    fs::remove_all(work + "/case-" + std::to_string(i), ec);
+    remove_tree(work + "/case-" + std::to_string(i));
     if (o.verdict == Verdict::pass) {
       ++g.cases_passed;
       continue;
@@ -190,17 +191,19 @@ Grade grade_submission(const Setup& setup, const Submission& s, int index) {
       o.reason += "; the step's own kernel took " + seconds_text(setup.reference_s[i]);
     if (o.verdict == Verdict::crash && !oclgrind_tried) {
       oclgrind_tried = true;
-      // Oclgrind interprets the kernel (no native code runs), from the
-      // student's own file through the suite's binary.
+      // Oclgrind interprets the kernel (no native code of the student's
+      // runs): the case again, through the runner, in the same sandbox with
+      // the same limits. Where it is not installed, the command that runs
+      // the case through the suite's binary instead, for the instructor.
       CaseCommand command{setup.conformance, setup.step_name + ": " + setup.cases[i].title, setup.device_env};
       command.env.push_back({setup.variable, s.path});
       command.env.push_back({"CLCONV_TEST_SEED", std::to_string(setup.seed)});
       if (!setup.oclgrind.empty()) {
-        const std::string dir = setup.scratch + "/oclgrind-" + std::to_string(index);
-        fs::create_directories(dir);
         const auto start = std::chrono::steady_clock::now();
-        const std::string finding =
-            first_oclgrind_finding(setup.oclgrind, command, dir, kernel_file, kOclgrindLimit);
+        const std::string finding = first_oclgrind_finding_in_sandbox(
+            setup.oclgrind, setup.sandbox, work, case_args(setup, i, work, kernel_file), kernel_file,
+            kOclgrindLimit);
+        remove_tree(work + "/case-" + std::to_string(i));
         g.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         o.reason += finding.empty() ? "; Oclgrind found nothing within " + seconds_text(kOclgrindLimit) +
                                           " (" + oclgrind_command(command) + ")"
@@ -219,8 +222,7 @@ Grade grade_submission(const Setup& setup, const Submission& s, int index) {
       break;
     }
   }
-  std::error_code ec;
-  fs::remove_all(work, ec);
+  remove_tree(work);
   std::string structure_note;
   for (const auto& f : structural) structure_note += (structure_note.empty() ? "" : "; ") + f;
   if (!failed) {

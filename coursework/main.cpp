@@ -24,6 +24,7 @@
 #include "common/errors.hpp"
 #include "common/image.hpp"
 #include "common/registry.hpp"
+#include "coursework/case_caps.hpp"
 #include "coursework/grading.hpp"
 #include "coursework/oclgrind.hpp"
 #include "coursework/report.hpp"
@@ -92,27 +93,32 @@ struct Scratch {
     for (const auto& e : fs::directory_iterator(parent, ec)) {
       const std::string name = e.path().filename().string();
       const long pid = std::strtol(name.c_str(), nullptr, 10);
-      if (pid > 0 && kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) fs::remove_all(e.path(), ec);
+      if (pid > 0 && kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) remove_tree(e.path().string());
     }
     std::string templ = (parent / (std::to_string(getpid()) + "-XXXXXX")).string();
     if (!mkdtemp(templ.data())) throw Error("cannot create a temporary folder in " + parent.string());
     chmod(templ.c_str(), 0711);
     path = templ;
   }
-  ~Scratch() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
+  ~Scratch() { remove_tree(path); }
 };
 
 // Refuses a --report the grader could not write at the end, before any
 // grading: a folder, something not a regular file, a folder it cannot
-// create files in.
+// create files in. A symbolic link is judged by what it names (the report
+// is written through it), a dangling one too.
 void check_report(const std::string& report) {
-  const fs::path path = fs::absolute(report);
+  std::string target;
+  try {
+    target = output_target(fs::absolute(report).string());
+  } catch (const std::exception& e) {
+    throw UsageError(std::string("--report: ") + e.what());
+  }
+  const fs::path path = fs::absolute(target);
   const fs::path parent = path.parent_path();
   std::error_code ec;
-  if (!fs::is_directory(parent, ec)) throw UsageError("--report: no folder " + parent.string());
+  if (!fs::is_directory(parent, ec))
+    throw UsageError("--report: no folder " + parent.string() + (target == report ? "" : " (where the link " + report + " points)"));
   struct stat st {};
   if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
     throw UsageError("--report: " + report + " is a folder; name a file");
@@ -172,8 +178,7 @@ void handle_interrupts(const sigset_t& set, const std::string& scratch) {
     int sig = 0;
     if (sigwait(&set, &sig) != 0) return;
     kill_all_children();
-    std::error_code ec;
-    fs::remove_all(scratch, ec);
+    remove_tree(scratch);
     std::cerr << "grade: interrupted; no report written" << std::endl;
     _exit(128 + sig);
   }).detach();
@@ -195,11 +200,12 @@ int run(int argc, char** argv, const sigset_t& interrupts) {
                  "holding the step's file (STEP.cl, convolve.cl, or its only .cl file)");
   app.add_option("--report", report, "Also write the grades as CSV to this file");
   app.add_option("--jobs", jobs, "Submissions graded at once")->capture_default_str()->check(CLI::Range(1, 64));
-  app.add_option("--case-timeout", case_timeout,
+  auto* timeout_option = app.add_option("--case-timeout", case_timeout,
                  "Seconds each case may take. Default: " + std::to_string(int(kLimitMultiple)) +
                      " x what the step's own kernel takes on that case, measured first (under the "
-                     "same --jobs), and at least " + std::to_string(int(kMinCaseLimit)) + " s")
-      ->check(CLI::Range(0.1, 86400.0));
+                     "same --jobs), and at least " + std::to_string(int(kMinCaseLimit)) + " s; from 0.1 "
+                     "to 86400, in plain decimal (no unit, no exponent)")
+      ->check(seconds_limit(86400));
   app.add_option("--seed", seed,
                  "CLCONV_TEST_SEED for every case, so every student meets the same images and "
                  "filters (default: a fresh one, printed)")
@@ -238,6 +244,8 @@ int run(int argc, char** argv, const sigset_t& interrupts) {
     throw UsageError("--step: " + setup.step_name + " takes no student kernel (gradable: " + gradable_steps() + ")");
   if (!std::isfinite(case_timeout))
     throw UsageError("--case-timeout: not a number of seconds");
+  if (timeout_option->count() > 0 && case_timeout < 0.1)
+    throw UsageError("--case-timeout: at least 0.1 seconds");
   if (!report.empty()) check_report(report);
   const auto submissions = find_submissions(fs::absolute(folder).lexically_normal().string(), setup.step_name);
   if (submissions.empty())

@@ -40,11 +40,14 @@ Env oclgrind_env(const Env& env) {
   return out;
 }
 
+// The first MiB of a file: a log written by a process the grader does not
+// trust is read only that far.
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  std::string text(1u << 20, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  return text;
 }
 
 }  // namespace
@@ -108,22 +111,26 @@ std::string summarize_oclgrind_log(const std::string& log, const std::string& ke
   return out;
 }
 
-std::string first_oclgrind_finding(const std::string& oclgrind, const CaseCommand& c,
-                                   const std::string& scratch, const std::string& kernel_file,
-                                   double limit_s) {
-  const std::string log = scratch + "/oclgrind.log";
-  ChildSpec spec;
-  spec.argv = {oclgrind, "--data-races", "--max-errors", "1", "--log", log,
-               c.program, catch_test_spec(c.test), "-r", "xml", "-a"};
-  spec.env = oclgrind_env(c.env);
-  spec.timeout_s = limit_s;
-  spec.out_path = scratch + "/oclgrind.stdout";
-  spec.err_path = scratch + "/oclgrind.stderr";
+std::string first_oclgrind_finding_in_sandbox(const std::string& oclgrind, const Sandbox& box,
+                                              const std::string& work,
+                                              const std::vector<std::string>& runner_args,
+                                              const std::string& kernel_file, double limit_s) {
+  Sandbox under = box;
+  under.env = oclgrind_env(box.env);
+  const std::string log = work + "/oclgrind.log";
+  std::remove(log.c_str());
+  ChildSpec spec = sandboxed(under, work, runner_args, limit_s,
+                             {oclgrind, "--data-races", "--max-errors", "1", "--log", inside(box, work, log)});
+  spec.out_path = work + ".oclgrind.stdout";
+  spec.err_path = work + ".oclgrind.stderr";
   // Oclgrind notes when it stops reporting: the first finding is complete.
   spec.done_early = [&] { return read_file(log).find("suppressing further errors") != std::string::npos; };
-  std::remove(log.c_str());
   run_child(spec);
-  return summarize_oclgrind_log(read_file(log), kernel_file);
+  std::remove(spec.out_path.c_str());
+  std::remove(spec.err_path.c_str());
+  const std::string finding = summarize_oclgrind_log(read_file(log), kernel_file);
+  std::remove(log.c_str());
+  return finding;
 }
 
 }  // namespace conv::grade

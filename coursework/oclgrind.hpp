@@ -4,6 +4,7 @@
 #include <string>
 
 #include "coursework/child.hpp"
+#include "coursework/sandbox.hpp"
 
 namespace conv::grade {
 
@@ -25,12 +26,16 @@ std::string catch_test_spec(const std::string& test);
 // installed: it runs as printed where it is.
 std::string oclgrind_command(const CaseCommand& c);
 
-// Runs the case under Oclgrind (at most `limit_s`, ended at the first
-// report) and returns that report in one line ("Invalid write of size 4
+// Runs a case of the grader again under Oclgrind: the case runner (the
+// grader's own host code; Oclgrind interprets the kernel) in the case's
+// sandbox (`box`, its folder `work`, `runner_args` as sandboxed() takes
+// them) with the case's limits and caps, at most `limit_s`, ended at the
+// first report. Returns that report in one line ("Invalid write of size 4
 // at global memory, line 61 of bob.cl: output[i] = sum;"), or "" if none.
-std::string first_oclgrind_finding(const std::string& oclgrind, const CaseCommand& c,
-                                   const std::string& scratch, const std::string& kernel_file,
-                                   double limit_s);
+std::string first_oclgrind_finding_in_sandbox(const std::string& oclgrind, const Sandbox& box,
+                                              const std::string& work,
+                                              const std::vector<std::string>& runner_args,
+                                              const std::string& kernel_file, double limit_s);
 
 // The first report in an Oclgrind log, in one line; "" for an empty log.
 std::string summarize_oclgrind_log(const std::string& log, const std::string& kernel_file);

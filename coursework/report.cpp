@@ -4,6 +4,8 @@
 #include <map>
 #include <sstream>
 
+#include "common/errors.hpp"
+
 namespace conv::grade {
 
 namespace {
@@ -67,7 +69,7 @@ void print_markdown(std::ostream& out, const std::string& title, const std::stri
 }
 
 std::string progress_line(const Grade& g, int done, int total) {
-  return "[" + std::to_string(done) + "/" + std::to_string(total) + "] " + g.student + ": " +
+  return "[" + std::to_string(done) + "/" + std::to_string(total) + "] " + one_line(g.student) + ": " +
          verdict_name(g.verdict) + ", " + std::to_string(g.cases_passed) + "/" +
          std::to_string(g.cases_total) + " cases, " + seconds(g.seconds) + " s";
 }

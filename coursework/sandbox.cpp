@@ -96,21 +96,34 @@ std::string find_bwrap() {
   return "";
 }
 
+std::uint64_t case_memory_cap() {
+  // The same as one process may map, plus room for the sandbox's own.
+  const std::uint64_t cores = std::max(1u, std::thread::hardware_concurrency());
+  return (std::uint64_t{4} << 30) + cores * (std::uint64_t{64} << 20) + (std::uint64_t{256} << 20);
+}
+
 ChildSpec sandboxed(const Sandbox& box, const std::string& work, const std::vector<std::string>& args,
-                    double timeout_s) {
+                    double timeout_s, const std::vector<std::string>& wrapper) {
   ChildSpec spec;
   spec.timeout_s = timeout_s;
   spec.file_bytes = kFileLimit;
   spec.memory_bytes = memory_limit();
   spec.cpu_seconds = static_cast<std::uint64_t>(timeout_s * std::max(1u, std::thread::hardware_concurrency())) + 10;
+  // The caps on the case as a whole, which the grader checks while it runs.
+  spec.disk_folder = work;
+  spec.disk_bytes = kCaseDiskBytes;
+  spec.tree_memory_bytes = case_memory_cap();
+  spec.tree_threads = kCaseThreads;
   if (!box.enabled) {
-    spec.argv = {box.runner};
+    spec.argv = wrapper;
+    spec.argv.push_back(box.runner);
     spec.argv.insert(spec.argv.end(), args.begin(), args.end());
     spec.env = runner_env(box, work);
     return spec;
   }
-  // RLIMIT_NPROC counts the processes of a user: it means something for
-  // uid 65534, not for an instructor's own account.
+  // RLIMIT_NPROC counts every process and thread of a user: it means
+  // something for uid 65534, not for an instructor's own account, and the
+  // cases running at once (--jobs) share it; kCaseThreads is per case.
   if (box.drop_to_nobody) spec.processes = 1024 + 64 * std::max(1u, std::thread::hardware_concurrency());
   spec.drop_to_nobody = box.drop_to_nobody;
   auto& a = spec.argv;
@@ -120,6 +133,10 @@ ChildSpec sandboxed(const Sandbox& box, const std::string& work, const std::vect
                      "--bind", work, kWorkInside, "--chdir", kWorkInside,
                      "--setenv", "PATH", "/usr/bin:/bin"});
   for (const auto& [name, value] : runner_env(box, kWorkInside)) a.insert(a.end(), {"--setenv", name, value});
+  // A wrapper program outside /usr (one $OCLGRIND names) is shown where it is.
+  if (!wrapper.empty() && starts_with(wrapper[0], "/") && !starts_with(wrapper[0], "/usr/"))
+    a.insert(a.end(), {"--ro-bind", wrapper[0], wrapper[0]});
+  a.insert(a.end(), wrapper.begin(), wrapper.end());
   a.push_back(kRunnerInside);
   a.insert(a.end(), args.begin(), args.end());
   return spec;

@@ -5,6 +5,7 @@
 // user when the grader is root, and limits on memory, processes, file size
 // and CPU time.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -34,8 +35,17 @@ std::string find_bwrap();
 // folder the grader made for this submission) as kWorkInside, writable, and
 // the inputs read-only; args name them as the runner sees them (inside(),
 // below). Without the sandbox the runner runs directly on the real paths.
+// `wrapper`, when given, is the program (and its arguments) that starts the
+// runner there: Oclgrind, for the rerun of a crashed case. The case's caps
+// (case_caps.hpp) are set: kCaseDiskBytes on `work`, case_memory_cap() on
+// its processes together, kCaseThreads.
 ChildSpec sandboxed(const Sandbox& box, const std::string& work, const std::vector<std::string>& args,
-                    double timeout_s);
+                    double timeout_s, const std::vector<std::string>& wrapper = {});
+
+// The per-case caps.
+constexpr std::uint64_t kCaseDiskBytes = std::uint64_t{1} << 30;
+constexpr int kCaseThreads = 512;
+std::uint64_t case_memory_cap();
 
 // How the runner sees `path`, a file under the work folder `work` or the
 // inputs folder.
