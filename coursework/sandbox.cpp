@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "common/errors.hpp"
+#include "common/sanitizer.hpp"
 
 namespace fs = std::filesystem;
 
@@ -19,17 +20,7 @@ namespace {
 
 // AddressSanitizer reserves terabytes of address space for its shadow
 // memory, so a sanitized build cannot run under an address-space limit.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
+constexpr bool kSanitized = conv::kAddressSanitizer;
 
 // The limits of a case's process. Memory: address space, which PoCL's
 // compiler and threads need a few GiB of (checked on the 4096x4096 case);

@@ -10,6 +10,7 @@ std::string scratch_dir();
 std::string write_scratch(const std::string& name, const std::string& bytes);
 std::string write_scratch(const std::string& name, const std::vector<std::uint8_t>& bytes);
 std::vector<std::uint8_t> read_bytes(const std::string& path);
+std::string read_text(const std::string& path);  // the whole file, "" when it cannot be read
 bool file_exists(const std::string& path);
 
 }  // namespace conv::test

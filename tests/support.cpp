@@ -154,6 +154,11 @@ std::vector<std::uint8_t> read_bytes(const std::string& path) {
   return std::vector<std::uint8_t>(std::istreambuf_iterator<char>(in), {});
 }
 
+std::string read_text(const std::string& path) {
+  const auto bytes = read_bytes(path);
+  return std::string(bytes.begin(), bytes.end());
+}
+
 bool file_exists(const std::string& path) { return std::filesystem::exists(path); }
 
 std::vector<std::string> csv_fields(const std::string& line) {

@@ -22,16 +22,10 @@
 
 namespace fs = std::filesystem;
 using namespace conv::grade;
+using conv::test::read_text;
 using Catch::Matchers::Contains;
 
 namespace {
-
-std::string read(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // A shell line run as a case would be, with the caps in `caps`.
 ChildResult run_shell(const fs::path& dir, const std::string& line, ChildSpec caps) {
@@ -45,7 +39,7 @@ ChildResult run_shell(const fs::path& dir, const std::string& line, ChildSpec ca
 }  // namespace
 
 TEST_CASE("the case runner holds no step's own kernel", "[grade][sandbox]") {
-  const std::string runner = read(fs::path(CLCONV_BIN_DIR) / "grade-case");
+  const std::string runner = read_text(fs::path(CLCONV_BIN_DIR) / "grade-case");
   REQUIRE(runner.size() > 100000);
   for (const auto& step : conv::all_steps()) {
     const std::string source = step->embedded_source();
@@ -171,7 +165,7 @@ TEST_CASE("grade's edges: a report through a link, strict seconds, one progress 
   INFO(r.err);
   CHECK(r.status == 0);
   CHECK(fs::is_symlink(dir / "link.csv"));
-  CHECK_THAT(read(dir / "grades.csv"), Contains("inline,step1-naive,forbidden,"));
+  CHECK_THAT(read_text(dir / "grades.csv"), Contains("inline,step1-naive,forbidden,"));
 
   Grade g;
   g.student = "new\nline";

@@ -26,16 +26,10 @@
 
 namespace fs = std::filesystem;
 using namespace conv::grade;
+using conv::test::read_text;
 using Catch::Matchers::Contains;
 
 namespace {
-
-std::string read(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 conv::grade::ChildResult exited(int status, const std::string& out, const std::string& err = "") {
   conv::grade::ChildResult r;
@@ -238,7 +232,7 @@ TEST_CASE("every step's own kernel passes its structural checks, each skeleton f
     CHECK(check_structure(step->name(), step->embedded_source()).empty());
     const fs::path skeleton = fs::path(CLCONV_SOURCE_DIR) / "docs/exercises" / (step->name() + ".cl");
     if (!structure_checks(step->name()).empty() && fs::exists(skeleton))
-      CHECK(check_structure(step->name(), read(skeleton)).size() == structure_checks(step->name()).size());
+      CHECK(check_structure(step->name(), read_text(skeleton)).size() == structure_checks(step->name()).size());
   }
   CHECK(structure_checks("step3-local").size() == 2);
   CHECK(structure_checks("step5-vector").size() == 3);

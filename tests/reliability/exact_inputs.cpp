@@ -28,15 +28,6 @@ using Bytes = std::vector<std::uint8_t>;
 
 namespace {
 
-void put16(Bytes& b, std::uint32_t v) {
-  b.push_back(v & 0xFF);
-  b.push_back((v >> 8) & 0xFF);
-}
-void put32(Bytes& b, std::uint32_t v) {
-  put16(b, v & 0xFFFF);
-  put16(b, v >> 16);
-}
-
 // A BMP of `kind` holding `gray` (W x H, row-major, top row first), written
 // byte by byte: "pal1", "pal4", "pal8" (a gray palette, 40-byte header),
 // "bf16" (BI_BITFIELDS 5-5-5), "bf32" (BI_BITFIELDS 8-8-8), "core24"

@@ -34,11 +34,6 @@ namespace {
 
 const std::string kBroken = CLCONV_SOURCE_DIR "/tests/reliability/broken/";
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 // A step 1 kernel with `body` in place of its sum.
 std::string kernel_file(const std::string& name, const std::string& body) {
   return write_scratch(name,
@@ -93,7 +88,7 @@ TEST_CASE("one missing tap fails --verify at every filter width", "[kept][verify
   const auto step_owner = find_step("step1-naive");
   Step& step = *step_owner;
   RunOptions dropped;
-  dropped.kernel_source = slurp(kBroken + "step1-drops-last-tap.cl");
+  dropped.kernel_source = read_text(kBroken + "step1-drops-last-tap.cl");
   dropped.kernel_label = "step1-drops-last-tap.cl";
   // Wider and taller than the widest filter's reach, so that the last tap of
   // many windows falls on the image (with a zero border, not on padding).
@@ -128,7 +123,7 @@ TEST_CASE("a run that fails --verify keeps the old output file", "[kept][outputs
     INFO(r.err);
     CHECK(r.status == 1);
     CHECK(r.err.find("FAILED (" + out + " not written)") != std::string::npos);
-    CHECK(slurp(out) == "precious");
+    CHECK(read_text(out) == "precious");
   }
   // The histogram's counts too: a kernel that counts nothing fails --verify.
   const std::string counts = dir + "/h.csv";
@@ -144,7 +139,7 @@ TEST_CASE("a run that fails --verify keeps the old output file", "[kept][outputs
                                               "--kernel", zero, "--verify", "--reps", "1", "--output", counts});
   INFO(h.err);
   CHECK(h.status != 0);
-  CHECK(slurp(counts) == "precious");
+  CHECK(read_text(counts) == "precious");
 }
 
 TEST_CASE("an output that cannot be written is refused before any work", "[kept][outputs]") {
@@ -245,7 +240,7 @@ TEST_CASE("the limits cache: implausible figures are measured again, concurrent 
   const std::string tour = "XDG_CACHE_HOME='" + cache + "' '" CLCONV_BIN_DIR "/tour' --image synthetic:16x16 --reps 1 --csv >/dev/null 2>&1";
   CHECK(std::system(("(" + tour + ") & (" + tour + ") & wait").c_str()) == 0);
   const std::string file = cache + "/clconv/limits.tsv";
-  std::string text = slurp(file);
+  std::string text = read_text(file);
   CHECK(std::count(text.begin(), text.end(), '\n') == 1);
   // A figure no device has is not believed.
   const auto tab = text.find('\t');
@@ -255,7 +250,7 @@ TEST_CASE("the limits cache: implausible figures are measured again, concurrent 
   INFO(again.out);
   CHECK(again.status == 0);
   CHECK(again.out.find("e-300") == std::string::npos);
-  CHECK(slurp(file).find("e-300") == std::string::npos);
+  CHECK(read_text(file).find("e-300") == std::string::npos);
 }
 
 TEST_CASE("an unwritable home does not hide the CPU device", "[kept][device]") {
@@ -277,6 +272,6 @@ TEST_CASE("the histogram scales every PGM/PPM maximum value to 8 bits", "[kept][
                                                 "--reps", "1", "--output", out});
     INFO(name << ": " << r.err);
     CHECK(r.status == 0);
-    CHECK(slurp(out).find("\n" + bin + "\n") != std::string::npos);
+    CHECK(read_text(out).find("\n" + bin + "\n") != std::string::npos);
   }
 }

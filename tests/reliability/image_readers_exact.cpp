@@ -16,9 +16,12 @@
 #include "common/image.hpp"
 #include "common/netpbm.hpp"
 #include "tests/files.hpp"
+#include "tests/image_encoders.hpp"
 #include "tests/support.hpp"
 
 using namespace conv;
+using conv::test::put16;
+using conv::test::put32;
 using Catch::Matchers::Contains;
 using Bytes = std::vector<std::uint8_t>;
 
@@ -49,15 +52,6 @@ void put_float(Bytes& out, float v, bool little) {
   std::uint32_t u;
   std::memcpy(&u, &v, 4);
   for (int k = 0; k < 4; ++k) out.push_back(static_cast<std::uint8_t>(u >> (little ? 8 * k : 24 - 8 * k)));
-}
-
-void put16(Bytes& b, std::uint32_t v) {
-  b.push_back(v & 0xFF);
-  b.push_back((v >> 8) & 0xFF);
-}
-void put32(Bytes& b, std::uint32_t v) {
-  put16(b, v & 0xFFFF);
-  put16(b, v >> 16);
 }
 
 // 24-bit BMP, rows bottom-up (the usual) or top-down (negative height).

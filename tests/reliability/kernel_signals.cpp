@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "common/sanitizer.hpp"
 #include "tests/files.hpp"
 #include "tests/reliability/refusal_checks.hpp"
 #include "tests/support.hpp"
@@ -22,17 +23,7 @@ namespace {
 
 // Under AddressSanitizer a fault in a kernel is caught by ASan's own handler,
 // which reports it and aborts (abort_on_error=1): SIGABRT, not SIGSEGV.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
+constexpr bool kSanitized = conv::kAddressSanitizer;
 
 // A step 1 kernel (step1-naive's arguments) with `body`.
 std::string step1_kernel(const std::string& name, const std::string& body) {

@@ -29,11 +29,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 // Nothing but `kept` in `dir`: no temporary file left behind.
 void expect_only(const std::string& dir, const std::vector<std::string>& kept) {
   std::vector<std::string> names;
@@ -76,8 +71,8 @@ TEST_CASE("an output through a symbolic link replaces its target and keeps the l
     INFO(w.program << ": " << r.err);
     CHECK(r.status == 0);
     CHECK(fs::is_symlink(link));
-    CHECK(slurp(target) != "old");
-    CHECK(slurp(target).size() > 10);
+    CHECK(read_text(target) != "old");
+    CHECK(read_text(target).size() > 10);
     expect_only(dir, {"link" + w.extension, "real" + w.extension});
     // A link to a file that does not exist yet: the file is created.
     const std::string dangling = dir + "/new-link" + w.extension;

@@ -24,11 +24,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 bool on_pocl() {
   return device().facts().platform.find("Portable Computing Language") != std::string::npos;
 }
@@ -90,7 +85,7 @@ TEST_CASE("the limits cache never writes through a link or into a file it did no
   const Outcome r = bank_run({{"XDG_CACHE_HOME", cache}});
   INFO(r.err);
   CHECK(r.status == 0);
-  CHECK(slurp(precious) == "keep me\n");
+  CHECK(read_text(precious) == "keep me\n");
   CHECK(fs::is_symlink(file));
   CHECK(fs::is_symlink(file + ".lock"));
   // A link to a file that does not exist yet is not followed either.
@@ -103,7 +98,7 @@ TEST_CASE("the limits cache never writes through a link or into a file it did no
   fs::remove(file);
   CHECK(bank_run({{"XDG_CACHE_HOME", cache}}).status == 0);
   CHECK(fs::is_regular_file(fs::symlink_status(file)));
-  CHECK(slurp(precious) == "keep me\n");
+  CHECK(read_text(precious) == "keep me\n");
   for (const auto& entry : fs::directory_iterator(cache + "/clconv"))  // no temporary file left
     CHECK(entry.path().filename().string().rfind(".clconv-cache-", 0) != 0);
 }
@@ -127,7 +122,7 @@ TEST_CASE("the program cache never writes through a link", "[kept][limits]") {
   const Outcome r = run_program("histogram", args, env, 300);
   INFO(r.err);
   CHECK(r.status == 0);
-  CHECK(slurp(precious) == "keep me too\n");
+  CHECK(read_text(precious) == "keep me too\n");
   for (const auto& entry : entries) CHECK(fs::is_symlink(entry));
 }
 
@@ -146,7 +141,7 @@ TEST_CASE("device limits: measured only when needed, and said so only then", "[k
 
   // Figures below any device (0.01 GB/s copied, 0.5 GFLOP/s) are measured
   // again, and replaced in the cache.
-  const std::string text = slurp(file);
+  const std::string text = read_text(file);
   const auto tab = text.find('\t');
   REQUIRE(tab != std::string::npos);
   for (const std::string figures : {"0.01\t50", "50\t0.5", "0.01\t0.01"}) {
@@ -155,7 +150,7 @@ TEST_CASE("device limits: measured only when needed, and said so only then", "[k
     INFO(figures << ": " << again.err);
     CHECK(again.status == 0);
     CHECK(again.err.find(kMeasuring) != std::string::npos);
-    CHECK(slurp(file).find("\t" + figures + "\n") == std::string::npos);
+    CHECK(read_text(file).find("\t" + figures + "\n") == std::string::npos);
   }
 }
 
