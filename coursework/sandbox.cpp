@@ -67,6 +67,17 @@ void add_system(std::vector<std::string>& a) {
     a.insert(a.end(), {"--ro-bind-try", path, path});
   if (const char* vendors = std::getenv("OCL_ICD_VENDORS"); vendors && *vendors)
     a.insert(a.end(), {"--ro-bind-try", vendors, vendors});
+  // The sanitizers' suppression files (the asan preset's LSAN_OPTIONS and
+  // UBSAN_OPTIONS name them), read-only where the options say they are.
+  for (const char* name : {"ASAN_OPTIONS", "LSAN_OPTIONS", "UBSAN_OPTIONS"}) {
+    const char* value = std::getenv(name);
+    if (!value) continue;
+    std::istringstream options(value);
+    std::string option;
+    while (std::getline(options, option, ':'))
+      if (option.rfind("suppressions=", 0) == 0 && option.size() > 13 && option[13] == '/')
+        a.insert(a.end(), {"--ro-bind-try", option.substr(13), option.substr(13)});
+  }
   a.insert(a.end(), {"--proc", "/proc", "--dev", "/dev"});
   glob_t g{};
   for (const char* pattern : {"/dev/dri", "/dev/kfd", "/dev/nvidia*"})
