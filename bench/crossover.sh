@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The crossover experiment (docs/step7-separable.md, docs/step8-fft.md,
+# The crossover experiment (docs/step8-separable.md, docs/step9-fft.md,
 # docs/results.md): time against filter width for step 6 (direct sum),
-# step 7 (rank 1: box; full rank: random) in both variants and step 8 (FFT,
+# step 8 (rank 1: box; full rank: random) in both variants and step 9 (FFT,
 # the product apart and inside VkFFT's transform)
 # on one device. Results are not checked against the serial reference here
 # (--no-check: at 8192x8192 and F = 63 it would take the host an hour); the
@@ -23,7 +23,7 @@ image="${2:?usage: bench/crossover.sh TAG IMAGE [device options]}"
 shift 2
 out="${RESULTS:-docs/results}"
 widths="${CROSSOVER_WIDTHS:-3 5 7 9 11 15 21 31 45 63}"
-full_widths="${CROSSOVER_FULL_RANK_WIDTHS:-$widths}"  # step 7 with full-rank filters
+full_widths="${CROSSOVER_FULL_RANK_WIDTHS:-$widths}"  # step 8 with full-rank filters
 reps="${CROSSOVER_REPS:-10}"
 list() { local kind=$1 f s=""; for f in ${2:-$widths}; do s+="${s:+,}$kind:$f"; done; echo "$s"; }
 tmp="$out/.crossover-$tag"
@@ -36,9 +36,9 @@ for part in $parts; do
   case "$part" in
     direct) sweep "$tmp-direct.csv" --steps 6 --images "$image" --filters "$(list random)" --reps "$reps" \
               --wgs auto --no-check "$@" ;;
-    fft) sweep "$tmp-fft.csv" --steps 8 --images "$image" --filters "$(list random)" --reps "$reps" \
+    fft) sweep "$tmp-fft.csv" --steps 9 --images "$image" --filters "$(list random)" --reps "$reps" \
            --wgs auto --set product=separate,fused --no-check "$@" ;;
-    separable) sweep "$tmp-separable.csv" --steps 7 --variants passes,fused --images "$image" \
+    separable) sweep "$tmp-separable.csv" --steps 8 --variants passes,fused --images "$image" \
                  --filters "$(list box),$(list random "$full_widths")" --reps "$reps" --wgs auto \
                  --no-check "$@" ;;
     *) echo "crossover.sh: unknown part '$part'" >&2; exit 2 ;;

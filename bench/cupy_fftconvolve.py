@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Correlation through cuFFT (CuPy) on the same problem as step 8, for its
+"""Correlation through cuFFT (CuPy) on the same problem as step 9, for its
 lesson: a random W x H float32 image, a random F x F filter, zero border,
 output the same size, anchor at F//2 (odd F only), median of N timed calls
 with CUDA events after warm-up calls (the first ones plan the transforms;
@@ -9,7 +9,7 @@ Three forms, each a row:
   fftconvolve   cupyx.scipy.signal.fftconvolve(image, flipped filter,
                 mode="same"): the one call a user would write; it transforms
                 the filter on every call.
-  rfft2         cuFFT at its best, step 8's own recipe: the filter's spectrum
+  rfft2         cuFFT at its best, step 9's own recipe: the filter's spectrum
                 computed once, outside the timing; each call pads the image to
                 cuFFT's fastest transform size for it (every size of factors 2,
                 3, 5 and 7 up to 12 % larger, timed first),

@@ -11,7 +11,7 @@
 # (default: the first five). verify: the conformance suite and a few timed
 # runs of every step, the bank and the volume (verify-kernels-TAG.txt), a quick check
 # that a change to the kernels or launchers kept them correct and as fast. TAG names the device in the CSVs' names
-# (default h100). cufft: steps 6 and 8 beside correlation through cuFFT
+# (default h100). cufft: steps 6 and 9 beside correlation through cuFFT
 # (bench/cupy_fftconvolve.py), F = 3 to 63 on 8192x8192, in cufft-TAG.csv.
 # The peers need python3 with torch and cupy; histpeers also
 # runs build/bin/cub-histogram when it is there (bench/build-cub-histogram.sh).
@@ -118,15 +118,15 @@ for part in ${PARTS:-tour conformance seed001 seed000 seed004}; do
       v="$OUT/verify-kernels-$tag.txt"
       { echo "$stamp; bench/device-run.sh part verify"
         echo "## conformance_tests"; build/bin/conformance_tests | tail -n 2
-        echo "## timings (8192x8192; step 6 at F = 3, 7, 31; steps 1-5 box:7; step 7 box:31; step 8 random:31)"
+        echo "## timings (8192x8192; step 6 at F = 3, 7, 31; steps 1-5 box:7; step 8 box:31; step 9 random:31)"
         for f in 3 7 31; do
           build/bin/step6-multioutput --image synthetic:8192x8192 --filter box:$f --reps 20 --csv
         done
         for s in step1-naive step2-constant step3-local step4-unroll step5-vector; do
           build/bin/$s --image synthetic:8192x8192 --filter box:7 --reps 10 --csv | tail -n 1
         done
-        build/bin/step7-separable --image synthetic:8192x8192 --filter box:31 --reps 20 --csv | tail -n 1
-        build/bin/step8-fft --image synthetic:8192x8192 --filter random:31 --reps 10 --csv | tail -n 1
+        build/bin/step8-separable --image synthetic:8192x8192 --filter box:31 --reps 20 --csv | tail -n 1
+        build/bin/step9-fft --image synthetic:8192x8192 --filter random:31 --reps 10 --csv | tail -n 1
         echo "## bank, volume"
         build/bin/step6-multioutput --image synthetic:1031x517 --filter random:7:3 --bank 4 --verify
         build/bin/step6-volume --size 131x67x45 --verify
@@ -138,8 +138,8 @@ for part in ${PARTS:-tour conformance seed001 seed000 seed004}; do
     cupy)
       python3 bench/cupy_correlate.py --size 8192x8192 --filters 3,5,7,15,31 \
         > "$OUT/cupy-$tag.csv" 2>> "$log" ;;
-    cufft)  # step 8 beside cuFFT (CuPy) and step 6, in one run
-      { build/bin/sweep --steps 6,8 --images 8192x8192 --filters random:3,random:7,random:15,random:31,random:63 \
+    cufft)  # step 9 beside cuFFT (CuPy) and step 6, in one run
+      { build/bin/sweep --steps 6,9 --images 8192x8192 --filters random:3,random:7,random:15,random:31,random:63 \
           --wgs auto --set product=fused --reps 20 --no-check
         python3 bench/cupy_fftconvolve.py --size 8192x8192 --filters 3,7,15,31,63 | tail -n +2; } \
         > "$OUT/cufft-$tag.csv" 2>> "$log" ;;

@@ -39,12 +39,12 @@
 #   volume   step 6 in 3D: a $VOLUME_SIZE^3 uchar volume (default 256, the
 #            size of seed 003), 7^3 filters, banks of 1..16, naive against
 #            register-blocked, GFLOP/s against the measured FMA peak
-#   separable  step 7, both variants, block sizes, the tile-row loop unrolled
+#   separable  step 8, both variants, block sizes, the tile-row loop unrolled
 #            or not, work-groups 16x16 and 32x8, box:3, box:15, box:31 on
 #            $BLOCKS_IMAGE (default 8192x8192); separable-blocks: the row
 #            pass's and the column pass's blocks apart: the sweeps behind
 #            its defaults with the tile (--rows, --columns, --fused-kernel tile)
-#   separable-direct  step 7's passes without a tile (convolve_direct): the
+#   separable-direct  step 8's passes without a tile (convolve_direct): the
 #            column pass's blocks and work-groups, the column pass with its
 #            tile beside them, then the row pass with and without a tile and
 #            its blocks, at $DIRECT_FILTERS (default box:3,box:31,box:63); the
@@ -66,14 +66,14 @@
 #            $DIRECT_ROUNDS times (default 3) and each row's median of the
 #            rounds kept (a 2-core machine's launches come in two speeds):
 #            the sweep behind a CPU's default of no tile at F = 3
-#   fft-product  step 8's spectra product apart or inside VkFFT's
+#   fft-product  step 9's spectra product apart or inside VkFFT's
 #            convolution mode, smooth and power-of-two sizes, F = 3, 31, 63
-#   fft-tuning  step 8 at random:31 on $FFT_IMAGE (default 8192x8192) with
+#   fft-tuning  step 9 at random:31 on $FFT_IMAGE (default 8192x8192) with
 #            VkFFT's own knobs (CLCONV_VKFFT: register boost, twiddle
 #            tables, coalescing, threads) and other transform sizes
 #            (CLCONV_FFT_SIZE, $FFT_SIZES), each row with the kernels VkFFT
 #            ran per axis
-#   fft-strips  step 8 at random:31 on images 8192 wide and 8192, 4170, 2070,
+#   fft-strips  step 9 at random:31 on images 8192 wide and 8192, 4170, 2070,
 #            1020 high (transforms 8232 wide and 8232, 4200, 2100, 1050
 #            high), the same columns as fft-tuning: does a column that fits
 #            one VkFFT kernel make a strip of the image cheaper per pixel?
@@ -177,10 +177,10 @@ case "$name" in
              --wgs 16x16,16x8 --set unroll=on,off --reps 20 --no-check --output "$out" "$@" ;;
   perf)    exec "$sweep" --steps 1,2,3,4,5,6 --variants default,fixed --images "${PERF_IMAGE:-8192x8192}" --wgs auto \
              --filters box:3,box:5,box:7,box:15,box:31 --reps 20 --no-check --output "$out" "$@" ;;
-  separable) exec "$sweep" --steps 7 --variants all --images "${BLOCKS_IMAGE:-8192x8192}" \
+  separable) exec "$sweep" --steps 8 --variants all --images "${BLOCKS_IMAGE:-8192x8192}" \
              --filters box:3,box:15,box:31 --wgs 16x16,32x8 --set block=4x2,4x4,8x2,8x4 \
              --set fused-kernel=tile --set rows=tile --set columns=tile --set unroll=on,off --reps "${BLOCKS_REPS:-10}" --no-check --output "$out" "$@" ;;
-  separable-blocks) exec "$sweep" --steps 7 --variants passes --images "${BLOCKS_IMAGE:-8192x8192}" \
+  separable-blocks) exec "$sweep" --steps 8 --variants passes --images "${BLOCKS_IMAGE:-8192x8192}" \
              --filters box:3,box:15,box:31,box:63 --wgs 16x16,32x8,32x4 --set block=4x4,4x8 \
              --set column-block=4x4,4x8,4x16 --set rows=tile --set columns=tile --reps "${BLOCKS_REPS:-10}" --no-check --output "$out" "$@" ;;
   direct)
@@ -216,34 +216,34 @@ case "$name" in
   separable-direct)
     image="${BLOCKS_IMAGE:-8192x8192}" filters="${DIRECT_FILTERS:-box:3,box:31,box:63}"
     reps="${BLOCKS_REPS:-10}"
-    "$sweep" --steps 7 --variants passes --images "$image" --filters "$filters" --wgs 32x4,32x8,64x4 \
+    "$sweep" --steps 8 --variants passes --images "$image" --filters "$filters" --wgs 32x4,32x8,64x4 \
       --set rows=tile --set columns=direct --set column-block=4x8,4x16,4x32,8x8,8x16 --reps "$reps" \
       --no-check --output "${out%.csv}.part1.csv" "$@"
-    "$sweep" --steps 7 --variants passes --images "$image" --filters "$filters" --wgs 32x4 \
+    "$sweep" --steps 8 --variants passes --images "$image" --filters "$filters" --wgs 32x4 \
       --set rows=tile --set columns=tile --reps "$reps" --no-check --output "${out%.csv}.part2.csv" "$@"
-    "$sweep" --steps 7 --variants passes --images "$image" --filters "$filters" --wgs 32x4 \
+    "$sweep" --steps 8 --variants passes --images "$image" --filters "$filters" --wgs 32x4 \
       --set columns=direct --set rows=tile,direct --set block=4x1,4x8,8x1,8x2,16x1 --reps "$reps" \
       --no-check --output "${out%.csv}.part3.csv" "$@"
-    "$sweep" --steps 7 --variants fused --images "$image" --filters "${DIRECT_FUSED_FILTERS:-box:3,box:5,box:7,box:11}" \
+    "$sweep" --steps 8 --variants fused --images "$image" --filters "${DIRECT_FUSED_FILTERS:-box:3,box:5,box:7,box:11}" \
       --wgs 32x4,32x8 --set fused-kernel=direct --set block=4x4,4x8,4x16,8x4,8x8 --reps "$reps" \
       --no-check --output "${out%.csv}.part4.csv" "$@"
     { cat "${out%.csv}.part1.csv"; tail -n +2 "${out%.csv}.part2.csv"; tail -n +2 "${out%.csv}.part3.csv"; tail -n +2 "${out%.csv}.part4.csv"; } > "$out"
     rm -f "${out%.csv}".part[1-4].csv ;;
-  fft-product) exec "$sweep" --steps 8 --images "${BLOCKS_IMAGE:-8192x8192}" \
+  fft-product) exec "$sweep" --steps 9 --images "${BLOCKS_IMAGE:-8192x8192}" \
              --filters random:3,random:31,random:63 --set product=separate,fused --set size=smooth,pow2 \
              --reps "${BLOCKS_REPS:-10}" --no-check --output "$out" "$@" ;;
   fft-tuning|fft-strips)
     reps="${BLOCKS_REPS:-10}"
     run() {  # image, product, knobs, size: one row, with the kernels VkFFT ran per axis
       local note row
-      row=$(CLCONV_VKFFT="$3" CLCONV_FFT_SIZE="$4" "$bin/step8-fft" --image "synthetic:$1" \
+      row=$(CLCONV_VKFFT="$3" CLCONV_FFT_SIZE="$4" "$bin/step9-fft" --image "synthetic:$1" \
               --filter random:31 --product "$2" --reps "$reps" --csv "${@:5}" 2> "$tmp.note" | tail -n 1) ||
         { echo "$name: $1 $2 '$3' '$4' failed: $(tail -n 1 "$tmp.note")" >&2; return 0; }
       note=$(sed -n 's/.*VkFFT kernels per axis \([0-9+]*\).*/\1/p' "$tmp.note")
       echo "\"$3\",${4:-smooth},$note,$row" >> "$tmp"
       echo "$name: $1 $2 '$3' ${4:-smooth}: $(cut -d, -f13 <<< "$row") ms, kernels per axis $note" >&2
     }
-    header=$("$bin/step8-fft" --image synthetic:64x64 --filter box:3 --reps 1 --csv "$@" 2> /dev/null | head -n 1)
+    header=$("$bin/step9-fft" --image synthetic:64x64 --filter box:3 --reps 1 --csv "$@" 2> /dev/null | head -n 1)
     echo "vkfft,fft_size,axis_kernels,$header" > "$tmp"
     if [[ $name == fft-strips ]]; then
       for image in 8192x8192 8192x4170 8192x2070 8192x1020; do

@@ -26,7 +26,7 @@
 #include "common/parse.hpp"
 #include "common/reference.hpp"
 #include "common/report.hpp"
-#include "step7-separable/decompose.hpp"
+#include "step8-separable/decompose.hpp"
 
 using namespace conv;
 
@@ -130,7 +130,7 @@ int main(int argc, char** argv) {
         cv::Mat kernel(filter.width, filter.width, CV_32F, const_cast<float*>(filter.weights.data()));
         const cv::Point anchor(filter.width / 2, filter.width / 2);
         // A rank-1 filter also goes through cv::sepFilter2D, with the row and
-        // column factors step 7 finds (and checked against step 7's bound).
+        // column factors step 8 finds (and checked against step 8's bound).
         const SeparableFilter terms = separate(filter);
         std::vector<std::string> functions = {"opencv.filter2D"};
         if (terms.rank == 1) functions.push_back("opencv.sepFilter2D");

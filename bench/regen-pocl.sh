@@ -7,12 +7,12 @@
 # pocl-affinity,
 # bank, volume, the results page's same-run comparison (bench/results.sh,
 # with OpenCV when it was built), step 6 against OpenCV (bench/vs-opencv.sh),
-# steps 6, 7 and 8 against the filter width beside OpenCV (bench/crossover.sh),
+# steps 6, 8 and 9 against the filter width beside OpenCV (bench/crossover.sh),
 # the histogram lesson and its CPU peers (NumPy, OpenCV: python3-numpy,
 # python3-opencv), each writing its docs/results/*-pocl.csv, with the load
 # average before and after each part in docs/results/pocl-load.txt; then
 # writes docs/results/device-pocl.txt (the CPU, PoCL's version, the date) and
-# runs bench/docs.py, which rewrites every
+# runs docgen/docs.py, which rewrites every
 # generated table and every figure quoted in the prose from the new CSVs.
 # Finally it checks that every *-pocl.csv names one device and one date (the
 # library peers' rows name the CPU itself and are left out of that check).
@@ -99,7 +99,7 @@ done
 # the prose or a claim marker no longer holds with the new numbers: that
 # prose needs rewording, after the check below has run.
 prose=0
-/usr/bin/python3 bench/docs.py || prose=$?
+/usr/bin/python3 docgen/docs.py || prose=$?
 
 # One machine, one date: every PoCL table the pages show must say the same.
 python3 - "$results" <<'EOF'
@@ -118,6 +118,6 @@ if len(seen) != 1:
 print("regen-pocl.sh: every PoCL table from {}, {}".format(device, date))
 EOF
 if [ "$prose" -ne 0 ]; then
-  echo "regen-pocl.sh: the tables are regenerated, but bench/docs.py found prose the new numbers contradict (above): reword it" >&2
+  echo "regen-pocl.sh: the tables are regenerated, but docgen/docs.py found prose the new numbers contradict (above): reword it" >&2
   exit "$prose"
 fi

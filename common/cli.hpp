@@ -1,4 +1,6 @@
-// The command line every executable shares (CLI11), and the main() of a step.
+// The command line every executable shares (CLI11): device and problem
+// options, strict validators, and the guarded main() with its exit statuses.
+// A step's whole main() is in step_main.hpp.
 #pragma once
 #include <functional>
 #include <string>
@@ -38,6 +40,8 @@ int parse_command_line(CLI::App& app, int argc, char** argv);
 // a whole decimal number, so NaN, infinities and negatives exit 2 (CLI::Range
 // alone lets NaN through: every comparison with it is false).
 CLI::Validator seconds_limit(double max = 1e6);
+// Seconds as a person writes them: "60", "0.5", "1000000".
+std::string format_seconds(double s);
 // A file name that is not empty: `--output ""` is a mistake (exit 2), not
 // "write nothing".
 CLI::Validator file_name();
@@ -45,8 +49,5 @@ CLI::Validator file_name();
 // --timeout's default when --kernel is given: a kernel that never returns
 // ends the run with one line instead of hanging it.
 constexpr double kDefaultKernelTimeout = 60;
-
-// The whole executable of a step: parse, load, run, report, verify, save.
-int step_main(int argc, char** argv, Step& step);
 
 }  // namespace conv

@@ -153,7 +153,7 @@ void check_setting_names(const std::vector<StepVariants>& runs, const std::vecto
   check_setting_names(steps, names, variants_how);
   for (const auto& name : names) {
     bool used = false;
-    std::vector<std::string> ignoring;  // "step7-separable fused"
+    std::vector<std::string> ignoring;  // "step8-separable fused"
     for (const auto& r : runs)
       for (const auto& v : r.variants) {
         bool has = false;

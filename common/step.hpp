@@ -33,7 +33,7 @@ struct StepOption {
   std::vector<std::string> choices;      // empty: free text, checked by `check`
   std::vector<std::string> test_values;  // free text: what the suite also runs
   OptionCheck check = nullptr;           // free text: null takes any text
-  // The variants that use the option; empty: every variant. Step 7's
+  // The variants that use the option; empty: every variant. Step 8's
   // --columns, for one, is used by its passes (and by auto, which may run
   // them), not by fused.
   std::vector<std::string> used_by = {};
@@ -60,7 +60,7 @@ void check_setting_names(const std::vector<const Step*>& steps, const std::vecto
                          const std::string& variants_how);
 // The same, knowing which variants of each step will run: a name is also
 // refused when none of them uses it (StepOption::used_by), so
-// `sweep --steps 7 --variants fused --set columns=tile` is exit 2.
+// `sweep --steps 8 --variants fused --set columns=tile` is exit 2.
 struct StepVariants {
   const Step* step;
   std::vector<std::string> variants;

@@ -12,7 +12,8 @@
 #include "common/guard.hpp"
 #include "common/program.hpp"
 #include "common/registry.hpp"
-#include "tests/support.hpp"
+#include "common/random_inputs.hpp"
+#include "coursework/student_kernel.hpp"
 
 namespace conv::grade {
 
@@ -26,7 +27,7 @@ const Shape kWorkGroups[] = {{8, 8}, {16, 16}, {32, 8}, {8, 32}};
 const int kWidths[] = {1, 2, 3, 4, 5, 7, 8, 13, 16, 17, 31, -1};  // -1: motion45
 
 Filter filter_for(int width, std::mt19937& rng) {
-  return width < 0 ? parse_filter_spec("motion45") : conv::test::random_filter(width, rng);
+  return width < 0 ? parse_filter_spec("motion45") : random_filter(width, rng);
 }
 
 // The first configuration always, and one of the others in turn.
@@ -39,7 +40,7 @@ std::vector<int> configs_for_case(int count, int i) {
 Run drawn(int config, Shape size, int width, Border border, Shape wg, std::mt19937& rng) {
   Run r;
   r.config = config;
-  r.image = conv::test::random_image(size.x, size.y, rng);
+  r.image = random_image(size.x, size.y, rng);
   r.filter = filter_for(width, rng);
   r.border = border;
   r.wg_x = wg.x;
@@ -312,7 +313,7 @@ void run_manifest(const std::string& step_name, const std::string& manifest,
     filter.name = filter_name;
     const Problem problem = make_problem(image, filter, parse_border(border));
     try {
-      const RunResult result = run_step(*step, conv::test::device(), problem, options, 0);
+      const RunResult result = run_step(*step, environment_device(), problem, options, 0);
       write_bytes(output_file(out_folder, k), encode_pfm(result.output));
     } catch (const BuildError& e) {
       std::ofstream(build_note_file(out_folder, k)) << e.what();

@@ -30,7 +30,7 @@
 #include "coursework/report.hpp"
 #include "coursework/sandbox.hpp"
 #include "coursework/structure.hpp"
-#include "tests/support.hpp"
+#include "coursework/student_kernel.hpp"
 
 namespace fs = std::filesystem;
 using namespace conv;
@@ -41,7 +41,7 @@ namespace {
 // A step whose kernel a student's file can replace: CLCONV_KERNEL_STEP<N>
 // names it, and the step has a kernel of its own to replace.
 bool gradable(const Step& step) {
-  return !conv::test::kernel_variable(step.name()).empty() && !step.embedded_source().empty() &&
+  return !kernel_variable(step.name()).empty() && !step.embedded_source().empty() &&
          !suite_configurations(step, true).empty();
 }
 
@@ -239,7 +239,7 @@ int run(int argc, char** argv, const sigset_t& interrupts) {
   const std::shared_ptr<Step> step(find_step(step_name).release());
   setup.step = step;
   setup.step_name = step->name();
-  setup.variable = conv::test::kernel_variable(setup.step_name);
+  setup.variable = kernel_variable(setup.step_name);
   if (!gradable(*step))
     throw UsageError("--step: " + setup.step_name + " takes no student kernel (gradable: " + gradable_steps() + ")");
   if (!std::isfinite(case_timeout))

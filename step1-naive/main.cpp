@@ -1,4 +1,4 @@
-#include "common/cli.hpp"
+#include "common/step_main.hpp"
 
 namespace conv {
 std::unique_ptr<Step> make_step1_naive();

@@ -170,29 +170,29 @@ TEST_CASE("verify fails (exit 1) for a wrong kernel, and no temporary files stay
     CHECK_THAT(entry.path().filename().string(), !Contains(".tmp.") && !Catch::Matchers::StartsWith(".clconv-"));
 }
 
-TEST_CASE("step 8's experiment settings change the plan, keep the result, refuse nonsense",
-          "[cli][step8]") {
-  // bench/experiments.sh fft-tuning and fft-strips (docs/step8-fft.md):
+TEST_CASE("step 9's experiment settings change the plan, keep the result, refuse nonsense",
+          "[cli][step9]") {
+  // bench/experiments.sh fft-tuning and fft-strips (docs/step9-fft.md):
   // CLCONV_FFT_SIZE=PxQ picks the transform, CLCONV_VKFFT VkFFT's knobs.
   const std::vector<std::string> args = {"--image", "synthetic:37x23", "--filter", "random:5",
                                          "--reps", "1", "--verify"};
   SECTION("a larger transform still verifies, and the note names it") {
-    const Outcome r = test::run_program("step8-fft", args, {{"CLCONV_FFT_SIZE", "64x48"}});
+    const Outcome r = test::run_program("step9-fft", args, {{"CLCONV_FFT_SIZE", "64x48"}});
     INFO(r.err);
     CHECK(r.status == 0);
     CHECK_THAT(r.err + r.out, Contains("transform 64x48") && Contains("VkFFT kernels per axis 1+1"));
   }
   SECTION("VkFFT's knobs still verify") {
-    const Outcome r = test::run_program("step8-fft", args,
+    const Outcome r = test::run_program("step9-fft", args,
                                         {{"CLCONV_VKFFT", "registerBoost=2,registerBoostNonPow2=1,aimThreads=64"}});
     INFO(r.err);
     CHECK(r.status == 0);
   }
   SECTION("a plan that fails its self-check gives way to a larger transform") {
     // On PoCL 3.1 and 5.0, VkFFT 1.2.26's 3528x3528 plan turns an image into
-    // infinities (docs/step8-fft.md); where it works, this is a plain run.
+    // infinities (docs/step9-fft.md); where it works, this is a plain run.
     const Outcome r = test::run_program(
-        "step8-fft", {"--image", "synthetic:3526x3526", "--filter", "random:3", "--reps", "1", "--verify"}, {},
+        "step9-fft", {"--image", "synthetic:3526x3526", "--filter", "random:3", "--reps", "1", "--verify"}, {},
         300);
     INFO(r.err);
     CHECK(r.status == 0);
@@ -208,7 +208,7 @@ TEST_CASE("step 8's experiment settings change the plan, keep the result, refuse
              {"CLCONV_VKFFT", "useLUT", "is not key=value"},
              {"CLCONV_VKFFT", "useLUT=yes", "needs a whole number"}}) {
       INFO(name << "=" << value);
-      expect_error(test::run_program("step8-fft", args, {{name, value}}), 1, needle);
+      expect_error(test::run_program("step9-fft", args, {{name, value}}), 1, needle);
     }
   }
 }

@@ -27,14 +27,14 @@ set_tests_properties(course_sweep_kernel_needs_one_step PROPERTIES
   PASS_REGULAR_EXPRESSION "name the one step it replaces")
 
 add_test(NAME course_diff_steps_refuses_a_missing_step
-         COMMAND ${PROJECT_SOURCE_DIR}/bench/diff-steps.sh 99)
+         COMMAND ${PROJECT_SOURCE_DIR}/tools/diff-steps.sh 99)
 set_tests_properties(course_diff_steps_refuses_a_missing_step PROPERTIES
   LABELS docs TIMEOUT 60
   PASS_REGULAR_EXPRESSION "there is no step 99")
 
 if(Python3_Interpreter_FOUND)
   add_test(NAME course_page_command_selecting_nothing_fails
-           COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/bench/doc-commands.py --list-tests
+           COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/docgen/doc-commands.py --list-tests
                    ${CMAKE_CURRENT_SOURCE_DIR}/data/page-selecting-nothing.md)
   set_tests_properties(course_page_command_selecting_nothing_fails PROPERTIES
     LABELS docs TIMEOUT 120
@@ -46,7 +46,7 @@ endif()
 if(Python3_Interpreter_FOUND)
   add_test(NAME course_docs_catch_a_wrong_quoted_figure
            COMMAND ${Python3_EXECUTABLE} -c "
-import sys; sys.path.insert(0, '${PROJECT_SOURCE_DIR}/bench'); import docs
+import sys; sys.path.insert(0, '${PROJECT_SOURCE_DIR}/docgen'); import docs
 wrong = '<!-- value: speedup tour-h100 step1-naive step2-constant -->9.99<!-- end value -->'
 right = docs.render_values(wrong)
 assert right != wrong and '9.99' not in right, right
@@ -67,7 +67,7 @@ if(Python3_Interpreter_FOUND)
   add_test(NAME course_skeleton_follows_its_kernel
            COMMAND ${Python3_EXECUTABLE} -c "
 import pathlib, sys, tempfile
-root = pathlib.Path('${PROJECT_SOURCE_DIR}'); sys.path.insert(0, str(root / 'bench')); import exercises
+root = pathlib.Path('${PROJECT_SOURCE_DIR}'); sys.path.insert(0, str(root / 'docgen')); import exercises
 kernel = (root / 'step1-naive/convolve.cl').read_text()
 changed = kernel.replace('const int filter_width)', 'const int filter_width, const int extra)')
 assert changed != kernel, 'step 1 kernel no longer ends its signature with filter_width'

@@ -3,7 +3,6 @@
 # These tests prove the hook both ways on one small case per step: each
 # skeleton in docs/exercises/ builds and fails the check, the real kernel
 # passes through the same hook, and a missing file fails with its name.
-target_compile_definitions(clconv_test_support PRIVATE CLCONV_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 
 set(_case "a constant image gives the weight sum")
 set(_folders ${CLCONV_STEPS})

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The docs check catches a stale figure: bench/docs.py --check must fail on
+"""The docs check catches a stale figure: docgen/docs.py --check must fail on
 tests/data/stale-figures.md with one finding per planted mistake, on its
 line, and pass on tests/data/good-figures.md once that page is rendered; a
 value that names no row fails with a message, not a traceback. The
@@ -13,7 +13,7 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DOCS = [sys.executable, os.path.join(ROOT, "bench", "docs.py")]
+DOCS = [sys.executable, os.path.join(ROOT, "docgen", "docs.py")]
 DATA = os.path.join(ROOT, "tests", "data")
 failures = []
 

@@ -1,7 +1,7 @@
-// Step 7's own conformance cases: filters of known rank (1, 2, full) and one
+// Step 8's own conformance cases: filters of known rank (1, 2, full) and one
 // whose smallest singular values straddle the rank tolerance; the rank the
 // decomposition finds, and the output of both variants against the serial
-// reference. Tagged with the step, so ctest -L step7 runs them.
+// reference. Tagged with the step, so ctest -L step8 runs them.
 #include <catch2/catch.hpp>
 
 #include <cfloat>
@@ -13,8 +13,8 @@
 
 #include "common/reference.hpp"
 #include "common/registry.hpp"
-#include "step7-separable/decompose.hpp"
-#include "step7-separable/tuning.hpp"
+#include "step8-separable/decompose.hpp"
+#include "step8-separable/tuning.hpp"
 #include "tests/support.hpp"
 
 using namespace conv;
@@ -64,7 +64,7 @@ Filter filter_with_singular_values(const std::vector<double>& sigma, int n, std:
 
 // Both variants on a 203x117 random image (not a multiple of any work-group).
 void check_both_variants(const Filter& f, std::mt19937& rng) {
-  auto step = find_step("step7-separable");
+  auto step = find_step("step8-separable");
   const Image img = conv::test::random_image(203, 117, rng);
   for (Border border : {Border::zero, Border::clamp})
     for (const std::string variant : {"passes", "fused"}) {
@@ -72,7 +72,7 @@ void check_both_variants(const Filter& f, std::mt19937& rng) {
       options.values["variant"] = variant;
       options.wg_x = 16;
       options.wg_y = 8;
-      conv::test::use_student_kernel("step7-separable", options);
+      conv::test::use_student_kernel("step8-separable", options);
       const Problem problem = make_problem(img, f, border);
       const RunResult r = run_step(*step, conv::test::device(), problem, options, 0);
       const Comparison cmp =
@@ -85,7 +85,7 @@ void check_both_variants(const Filter& f, std::mt19937& rng) {
 
 }  // namespace
 
-TEST_CASE("step7-separable: rank 1 filters are found to be rank 1", "[conformance][step7-separable]") {
+TEST_CASE("step8-separable: rank 1 filters are found to be rank 1", "[conformance][step8-separable]") {
   for (const char* spec : {"box:31", "gaussian:7", "sobel-x", "sobel-y", "box:2"}) {
     const SeparableFilter s = separate(parse_filter_spec(spec));
     INFO(spec);
@@ -98,7 +98,7 @@ TEST_CASE("step7-separable: rank 1 filters are found to be rank 1", "[conformanc
   check_both_variants(parse_filter_spec("sobel-x"), rng);
 }
 
-TEST_CASE("step7-separable: rank 2 and full rank", "[conformance][step7-separable]") {
+TEST_CASE("step8-separable: rank 2 and full rank", "[conformance][step8-separable]") {
   std::mt19937 rng(conv::test::run_seed() + 1);
   const Filter two = filter_with_singular_values({1.0, 0.5}, 11, rng);
   CHECK(separate(two).rank == 2);
@@ -113,7 +113,7 @@ TEST_CASE("step7-separable: rank 2 and full rank", "[conformance][step7-separabl
   check_both_variants(full, rng);
 }
 
-TEST_CASE("step7-separable: singular values near the tolerance", "[conformance][step7-separable]") {
+TEST_CASE("step8-separable: singular values near the tolerance", "[conformance][step8-separable]") {
   // The tolerance F * F * eps * max|K| is a few 1e-6 here: the term with
   // sigma = 2e-4 (weights up to about 7e-5) is kept, the one with 1e-7
   // (weights below 1e-7) is not, so the rank is 4, and what is dropped stays
@@ -134,10 +134,10 @@ TEST_CASE("step7-separable: singular values near the tolerance", "[conformance][
 // fused kernel run without a tile); each type's choices, as explicit settings at its default
 // work-group, run here on any device: rank 1 at several widths, rank 2 and
 // full rank (the column passes after the first add to the output).
-TEST_CASE("step7-separable: the configurations the defaults pick on a CPU and on a GPU",
-          "[conformance][step7-separable]") {
+TEST_CASE("step8-separable: the configurations the defaults pick on a CPU and on a GPU",
+          "[conformance][step8-separable]") {
   auto& device = conv::test::device();
-  auto step = find_step("step7-separable");
+  auto step = find_step("step8-separable");
   std::mt19937 rng(conv::test::run_seed() + 3);
   std::vector<Filter> filters;
   for (int width : {1, 2, 3, 4, 5, 8, 15, 17, 31})
@@ -153,10 +153,10 @@ TEST_CASE("step7-separable: the configurations the defaults pick on a CPU and on
     for (const Filter& f : filters) {
       RunOptions options;
       std::tie(options.wg_x, options.wg_y) = step->default_work_group(facts, f.width);
-      const Step7Defaults d = step7_default_settings(facts, f, options.wg_x, options.wg_y);
+      const Step9Defaults d = step8_default_settings(facts, f, options.wg_x, options.wg_y);
       options.values = d.settings;
       options.values["variant"] = d.variant;
-      conv::test::use_student_kernel("step7-separable", options);
+      conv::test::use_student_kernel("step8-separable", options);
       const Border border = ++i % 2 ? Border::zero : Border::clamp;
       const Problem problem = make_problem(conv::test::random_image(131, 67, rng), f, border);
       std::string described;

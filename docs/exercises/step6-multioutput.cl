@@ -109,7 +109,7 @@ __kernel void convolve(__global const float* input,   // padded, in_pitch floats
 // and the rows that blocks above and below share come back from L1 or L2.
 // No copy, no barrier, no local memory, so more work-groups fit on a
 // compute unit: on the H200 that wins at every width the lesson measures,
-// and it is a GPU's default. Step 7's passes use the same idea.
+// and it is a GPU's default. Step 8's passes use the same idea.
 // (F, WEIGHT and ROW_FLOAT4S: as in convolve, with the weights in constant
 // memory or inline and the block in rows.)
 __kernel void convolve_direct(__global const float* input,   // padded, in_pitch floats per row

@@ -1,4 +1,4 @@
-// A source for tests/docs_check.py: bench/docs.py's `reading` generator
+// A source for tests/docs_check.py: docgen/docs.py's `reading` generator
 // must count 4 lines for one(), 6 for two() (two definitions), 5 for
 // Thing::three() and skip the declarations.
 #include <string>

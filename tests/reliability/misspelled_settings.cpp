@@ -62,29 +62,29 @@ std::map<std::string, std::vector<Args>> mistakes() {
     list.push_back({"--output", ""});
   }
   // Options a variant ignores are still checked.
-  m["step7-separable"].push_back({"--variant", "fused", "--columns", "bogus"});
-  m["step7-separable"].push_back({"--variant", "passes", "--fused-kernel", "bogus"});
-  m["step7-separable"].push_back({"--block", "5x4"});
+  m["step8-separable"].push_back({"--variant", "fused", "--columns", "bogus"});
+  m["step8-separable"].push_back({"--variant", "passes", "--fused-kernel", "bogus"});
+  m["step8-separable"].push_back({"--block", "5x4"});
   // A setting the chosen variant ignores, even a value it could take (or
   // the default itself, given explicitly).
-  m["step7-separable"].push_back({"--variant", "fused", "--columns", "tile"});
-  m["step7-separable"].push_back({"--variant", "fused", "--rows", "direct"});
-  m["step7-separable"].push_back({"--variant", "fused", "--column-block", "4x8"});
-  m["step7-separable"].push_back({"--variant", "passes", "--fused-kernel", "tile"});
-  m["step7-separable"].push_back({"--variant", "passes", "--fused-kernel", "auto"});
+  m["step8-separable"].push_back({"--variant", "fused", "--columns", "tile"});
+  m["step8-separable"].push_back({"--variant", "fused", "--rows", "direct"});
+  m["step8-separable"].push_back({"--variant", "fused", "--column-block", "4x8"});
+  m["step8-separable"].push_back({"--variant", "passes", "--fused-kernel", "tile"});
+  m["step8-separable"].push_back({"--variant", "passes", "--fused-kernel", "auto"});
   m["step6-multioutput"].push_back({"--block", "5x4"});
   m["kernel-info"] = {{"--variant", "bogus"}, {"--set", "bogus=1"}, {"--set", "=4"}, {"--set", "block"},
                       {"--set", "block="}, {"--step", "1", "--set", "bank=2"}, {"--set", "variant=rows"},
-                      {"--set", "block=5x4"}, {"--step", "7", "--variant", "fused", "--set", "columns=bogus"},
+                      {"--set", "block=5x4"}, {"--step", "8", "--variant", "fused", "--set", "columns=bogus"},
                       {"--step", "5", "--wg", "3x5"}, {"--step", "99"},
-                      {"--step", "7", "--variant", "fused", "--set", "columns=tile"},
-                      {"--step", "7", "--variant", "passes", "--set", "fused-kernel=direct"},
+                      {"--step", "8", "--variant", "fused", "--set", "columns=tile"},
+                      {"--step", "8", "--variant", "passes", "--set", "fused-kernel=direct"},
                       {"--set", "bank=2", "--set", "bank=4"}, {"--set", "block=4x1", "--set", "block=8x1"}};
   m["sweep"] = {{"--set", "blok=8x2"}, {"--set", "block=5x4"}, {"--set", "=4"}, {"--set", "block=,"},
                 {"--set", "variant=rows"}, {"--variants", "bogus"}, {"--steps", "1", "--set", "bank=2"},
-                {"--steps", "7", "--set", "columns=tile,bogus"}, {"--steps", "99"},
-                {"--steps", "7", "--variants", "fused", "--set", "columns=tile"},
-                {"--steps", "7", "--variants", "passes", "--set", "fused-kernel=tile,direct"},
+                {"--steps", "8", "--set", "columns=tile,bogus"}, {"--steps", "99"},
+                {"--steps", "8", "--variants", "fused", "--set", "columns=tile"},
+                {"--steps", "8", "--variants", "passes", "--set", "fused-kernel=tile,direct"},
                 {"--set", "block=4x4,,8x8"}, {"--set", "block=4x4,"}, {"--set", "block=4x4", "--set", "block=8x8"},
                 {"--steps", "1,,2"}, {"--images", "8x8,,16x16"}, {"--filters", "box:3,"}, {"--wgs", ",8x8"},
                 {"--variants", "default,,all"}, {"--output", ""}};
@@ -154,10 +154,10 @@ TEST_CASE("every executable refuses a misspelled or meaningless setting before a
 }
 
 TEST_CASE("a refused setting names the variant that ignores it", "[kept][cli][settings]") {
-  const Outcome r = run_program("step7-separable", {"--variant", "fused", "--columns", "tile", "--platform", "none"});
+  const Outcome r = run_program("step8-separable", {"--variant", "fused", "--columns", "tile", "--platform", "none"});
   INFO(r.err);
   CHECK(r.status == 2);
-  CHECK(r.err.find("--columns tile: step7-separable's variant fused ignores it") != std::string::npos);
+  CHECK(r.err.find("--columns tile: step8-separable's variant fused ignores it") != std::string::npos);
   const Outcome s = run_program("sweep", {"--steps", "6", "--set", "block=4x4,,8x8", "--platform", "none"});
   INFO(s.err);
   CHECK(s.status == 2);
@@ -171,21 +171,21 @@ TEST_CASE("a refused setting names the variant that ignores it", "[kept][cli][se
 TEST_CASE("a setting is taken where a variant that runs uses it", "[kept][cli][settings]") {
   // The variants that use an option take it; sweep and tour refuse a name
   // only when no variant that runs uses it (the check, without a device).
-  const auto step7 = find_step("7");
+  const auto step8 = find_step("8");
   for (const auto& [variant, name, value] : std::vector<std::tuple<std::string, std::string, std::string>>{
            {"passes", "columns", "tile"}, {"auto", "columns", "direct"}, {"fused", "fused-kernel", "direct"},
            {"auto", "fused-kernel", "tile"}, {"fused", "block", "4x2"}, {"passes", "rows", "direct"}}) {
     RunOptions run;
     run.values = {{"variant", variant}, {name, value}};
     INFO(variant << " " << name << "=" << value);
-    CHECK_NOTHROW(step7->check_options(run));
+    CHECK_NOTHROW(step8->check_options(run));
   }
-  CHECK_NOTHROW(check_setting_names({{step7.get(), {"fused", "passes"}}}, {"columns"}, ""));
-  CHECK_THROWS_AS(check_setting_names({{step7.get(), {"fused"}}}, {"columns"}, ""), UsageError);
-  CHECK_THROWS_AS(check_setting_names({{step7.get(), {"passes"}}}, {"fused-kernel"}, ""), UsageError);
+  CHECK_NOTHROW(check_setting_names({{step8.get(), {"fused", "passes"}}}, {"columns"}, ""));
+  CHECK_THROWS_AS(check_setting_names({{step8.get(), {"fused"}}}, {"columns"}, ""), UsageError);
+  CHECK_THROWS_AS(check_setting_names({{step8.get(), {"passes"}}}, {"fused-kernel"}, ""), UsageError);
   // Another step that has the option and runs keeps it legal.
   const auto step6 = find_step("6");
-  CHECK_NOTHROW(check_setting_names({{step7.get(), {"fused"}}, {step6.get(), {"default"}}}, {"block"}, ""));
+  CHECK_NOTHROW(check_setting_names({{step8.get(), {"fused"}}, {step6.get(), {"default"}}}, {"block"}, ""));
 }
 
 TEST_CASE("a value a step takes is not refused by the check", "[kept][cli][settings]") {

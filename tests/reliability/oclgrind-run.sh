@@ -8,7 +8,7 @@
 #       broken kernel: its own exit status does not matter).
 #   oclgrind-run.sh [--preload LIB] --library-kernel NAME -- PROGRAM [ARGS...]
 #       as the first form for a program that also runs a library's kernel
-#       NAME (step 8's VkFFT_main): its reports are left out, and only
+#       NAME (step 9's VkFFT_main): its reports are left out, and only
 #       out-of-bounds accesses and API misuse are checked, since NAME's
 #       in-place transforms report tens of thousands of races and what
 #       Oclgrind takes for uninitialized values in NAME's output would be

@@ -1,4 +1,0 @@
-# Generators for the lesson pages, one module per lesson or page: each defines
-# GENERATORS = {"name": function} and optionally figures(plt). bench/docs.py
-# loads them all; helpers (load, table, fmt, caption, pick, FIGURES) come
-# from "from docs import ...".

@@ -1,0 +1,161 @@
+"""The crossover lesson (docs/step8-separable.md, docs/step9-fft.md,
+docs/results.md): time against filter width for the direct sum (step 6),
+the separable passes (step 8, rank 1 and full rank, both variants) and the
+FFT (step 9), beside the best peer measured on the device.
+
+Inputs (docs/results/):
+  crossover-h200.csv        bench/crossover.sh h200 8192x8192 --platform NVIDIA
+  crossover-pocl.csv        CROSSOVER_WIDTHS="3 7 15 31 63" CROSSOVER_REPS=3 CROSSOVER_ROUNDS=3 bench/crossover.sh pocl 2048x2048
+  torch-crossover-h200.csv  python3 bench/torch_conv2d.py --size 8192x8192 --filters 3,5,7,9,11,15,21,31,45,63
+  opencv-crossover-pocl.csv build/bin/opencv-filter2d --images 2048x2048 --filters random:3,...,box:63 --reps 3
+  separable-h200.csv        bench/experiments.sh separable h200 --platform NVIDIA
+  separable-blocks-h200.csv bench/experiments.sh separable-blocks h200 --platform NVIDIA
+"""
+import os
+
+from tables import load, table, fmt, FIGURES, RESULTS
+
+LINES = [  # (label, step, variants (the first present in the CSV), filter kind)
+    ("step 6, direct sum", "step6-multioutput", ("default",), "random"),
+    ("step 8 passes, rank 1 (box)", "step8-separable", ("passes",), "box"),
+    ("step 8 fused, rank 1 (box)", "step8-separable", ("fused",), "box"),
+    ("step 8 passes, full rank", "step8-separable", ("passes",), "random"),
+    ("step 8 fused, full rank", "step8-separable", ("fused",), "random"),
+    ("step 9, FFT, our product", "step9-fft", ("default product=separate", "default"), "random"),
+    ("step 9, FFT, product in VkFFT", "step9-fft", ("default product=fused",), "random"),
+]
+PEERS = {"h200": [("torch-crossover-h200", "torch.conv2d", "fp32", "random", "torch conv2d (fp32)")],
+         "pocl": [("opencv-crossover-pocl", "opencv.filter2D", None, "random", "OpenCV filter2D"),
+                  ("opencv-crossover-pocl", "opencv.sepFilter2D", None, "box", "OpenCV sepFilter2D (box)")]}
+NAMES = {"h200": "NVIDIA H200, 8192x8192", "pocl": "PoCL, 2-core CPU, 2048x2048"}
+
+
+def _has(name):
+    return os.path.exists(os.path.join(RESULTS, name + ".csv"))
+
+
+def _series(tag):
+    rows = load("crossover-" + tag)
+    out = {}
+    for label, step, variants, kind in LINES:
+        present = {r["variant"] for r in rows if r["step"] == step}
+        variant = next((v for v in variants if v in present), None)
+        pts = {}
+        for r in rows:
+            if r["step"] == step and r["variant"] == variant and r["filter"].startswith(kind + ":"):
+                pts[int(r["filter_width"])] = float(r["median_ms"])
+        if pts:
+            out[label] = pts
+    for name, step, variant, kind, label in PEERS.get(tag, []):
+        if not _has(name):
+            continue
+        pts = {}
+        for r in load(name):
+            if r["step"] == step and (variant is None or r["variant"] == variant) \
+                    and r["filter"].startswith(kind + ":"):
+                pts.setdefault(int(r["filter_width"]), float(r["median_ms"]))
+        if pts:
+            out[label] = pts
+    return rows, out
+
+
+def crossover(tag):
+    rows, series = _series(tag)
+    widths = sorted({w for pts in series.values() for w in pts})
+    body = [[label] + [fmt(pts.get(w, "")) for w in widths] for label, pts in series.items()]
+    r0 = rows[0]
+    direct = series["step 6, direct sum"]
+    ffts = [pts for label, pts in series.items() if label.startswith("step 9")]
+    over = [w for w in widths if w in direct and any(w in f and f[w] < direct[w] for f in ffts)]
+    text = table(["median ms, F ="] + [str(w) for w in widths], body)
+    text += ("\n{} ({}, driver {}, {}), {}x{} image, zero border, median of {} launches; "
+             "'-': not run (the kernel's tile does not fit local memory at the step's default work-group). "
+             "Step 9 first beats step 6 at F = {}.\n").format(
+        r0["device"], tag, r0["driver"], r0["date"], r0["width"], r0["height"], r0["reps"],
+        over[0] if over else "(never, in this range)")
+    return text
+
+
+def _setting(variant, name):
+    for part in variant.split()[1:]:
+        key, _, value = part.partition("=")
+        if key == name:
+            return value
+    return "auto"
+
+
+def separable_unroll(tag):
+    """Step 8's best time per filter and variant, the tile-row loop unrolled or not."""
+    rows = load("separable-" + tag)
+    body = []
+    for f in ("box:3", "box:15", "box:31"):
+        for v in ("passes", "fused"):
+            best = {}
+            for r in rows:
+                if r["filter"] == f and r["variant"].split()[0] == v:
+                    u = _setting(r["variant"], "unroll")
+                    ms = float(r["median_ms"])
+                    if u not in best or ms < best[u][0]:
+                        best[u] = (ms, _setting(r["variant"], "block"), r["wg"])
+            line = [f, v]
+            for u in ("on", "off"):
+                line.append("{} ms ({}, {})".format(fmt(best[u][0]), best[u][1], best[u][2]) if u in best else "-")
+            body.append(line)
+    r0 = rows[0]
+    return table(["filter", "variant", "unrolled: best (block, work-group)", "not unrolled"], body) + (
+        "\n{} (driver {}, {}), {}x{}, median of {} launches; `bench/experiments.sh separable {}`; "
+        "--block sets both passes' blocks here; '-': no block fits local memory.\n".format(r0["device"], r0["driver"], r0["date"], r0["width"],
+                                                   r0["height"], r0["reps"], tag))
+
+
+def separable_blocks(tag, filt="box:31", wg="16x16"):
+    """The row pass's block against the column pass's, one filter and work-group."""
+    rows = [r for r in load("separable-blocks-" + tag) if r["filter"] == filt and r["wg"] == wg]
+    rb = sorted({_setting(r["variant"], "block") for r in rows})
+    cb = sorted({_setting(r["variant"], "column-block") for r in rows})
+    body = []
+    for b in rb:
+        line = ["row pass " + b]
+        for c in cb:
+            hit = [r for r in rows if _setting(r["variant"], "block") == b and _setting(r["variant"], "column-block") == c]
+            line.append(fmt(hit[0]["median_ms"]) if hit else "-")
+        body.append(line)
+    r0 = rows[0]
+    return table(["{} ms, work-group {}".format(filt, wg)] + ["column pass " + c for c in cb], body) + (
+        "\n{} (driver {}, {}), {}x{}, median of {} launches; `bench/experiments.sh separable-blocks {}`; "
+        "'-': the column pass's tile does not fit local memory.\n".format(
+            r0["device"], r0["driver"], r0["date"], r0["width"], r0["height"], r0["reps"], tag))
+
+
+GENERATORS = {"crossover": crossover, "separable-unroll": separable_unroll, "separable-blocks": separable_blocks}
+
+
+def figures(plt):
+    tags = [t for t in ("pocl", "h200") if _has("crossover-" + t)]
+    if not tags:
+        return
+    fig, axes = plt.subplots(1, len(tags), figsize=(5.8 * len(tags), 4.6), squeeze=False)
+    markers = "osD^vP*"
+    for ax, tag in zip(axes[0], tags):
+        _, series = _series(tag)
+        for i, (label, pts) in enumerate(series.items()):
+            ws = sorted(pts)
+            kw = dict(marker=markers[i % len(markers)], markersize=4, label=label)
+            if label.startswith(("torch", "OpenCV filter2D")):
+                kw.update(color="black", linestyle="--")
+            elif label.startswith("OpenCV"):
+                kw.update(color="0.5", linestyle=":")
+            ax.plot(ws, [pts[w] for w in ws], **kw)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ws = sorted({w for pts in series.values() for w in pts})
+        ax.set_xticks(ws)
+        ax.set_xticklabels([str(w) for w in ws])
+        ax.set_xlabel("filter width F")
+        ax.set_ylabel("median ms")
+        ax.set_title(NAMES[tag], fontsize=10)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(os.path.join(FIGURES, "crossover.svg"), metadata={"Date": None})
+    plt.close(fig)

@@ -1,0 +1,169 @@
+// Exercise, step 8 (docs/step8-separable.md, docs/coursework.md). Write the
+// bodies of convolve() (one pass), convolve_direct() (one pass without the
+// tile), convolve_fused() and convolve_fused_direct() (both passes in one
+// kernel, with and without the tile) below. As handed out, this file builds
+// but computes nothing, so every conformance case of step 8 fails. The suite
+// runs both variants (passes, fused), both kernels of each (--rows,
+// --columns, --fused-kernel: tile, direct) and filters of rank 1, 2 and full
+// rank. Work on a copy in the repository root and grade the copy:
+//   cp docs/exercises/step8-separable.cl my-step8.cl
+//   CLCONV_KERNEL_STEP8=$PWD/my-step8.cl ctest --preset default -L step8
+//
+// The launcher builds it with -D TAPS_X=.. -D TAPS_Y=.. -D FILTER_WIDTH=F
+// -D BLOCK_X=.. -D BLOCK_Y=.. -D WG_X=.. -D WG_Y=.., -D UNROLL_ROWS on a
+// GPU, and -D DIRECT_PASS where a kernel without the tile runs.
+// The row pass has TAPS_X = F, TAPS_Y = 1; the column pass TAPS_X = 1,
+// TAPS_Y = F; the fused program TAPS_X = TAPS_Y = 1 (it does not use
+// convolve()).
+//
+// Step 1: the naive kernel. One work-item computes one output pixel, reading
+// the image and the filter straight from global memory.
+//
+// Step 2: the filter moves to __constant memory. Every work-item of a
+// work-group reads the same filter weight at the same time; constant memory
+// is cached and broadcasts one value to all of them in one transaction.
+//
+// Step 3: the work-group first copies the input it needs - its own tile plus
+// a halo of F - 1 columns and rows - into __local memory, waits at a barrier,
+// then correlates from there. Each input pixel is read from global memory
+// about once per work-group instead of up to F * F times.
+//
+// Step 4: the inner loop is unrolled by four, so the loop test and branch
+// run a quarter as often. Three variants, chosen at build time:
+//   loop4  (default)          the leftover F % 4 columns run in a second loop;
+//   ifelse (-D REMAINDER_IFELSE) the leftovers are an if-else chain instead;
+//   fixed  (-D FILTER_WIDTH=F)   F is a compile-time constant, so the
+//                                compiler unrolls both loops completely.
+//
+// Step 5: the tile is copied four floats at a time, with float4 loads. The
+// launcher pads every row of the device image to a multiple of 32 floats
+// (128 bytes, --aligned on) and uploads it with enqueueWriteBufferRect, so
+// each float4 load is one aligned 16-byte transaction; it also leaves room
+// after the image so that whole float4s never leave the buffer, and the
+// copy needs no bounds test. The width is always a compile-time constant.
+//
+// Step 6: each work-item computes a BLOCK_X x BLOCK_Y block of outputs
+// (register blocking). It reads each tile row under its block into
+// registers once and uses each value in up to min(BLOCK_X, F) multiply-adds
+// for each of the up to min(BLOCK_Y, F) output rows that tile row meets:
+// local-memory values per FMA fall from 1 to
+// (BLOCK_X + F - 1) * (BLOCK_Y + F - 1) / (BLOCK_X * BLOCK_Y * F * F). The
+// block and the width are compile-time constants, so the sums and the row
+// live in registers. The launcher sizes the output to whole blocks (row
+// pitch a multiple of 4), so blocks are stored as float4s with no range guard.
+//
+// Step 8: a separable filter, K = column * row^T, is two 1D filters, so
+// the F x F sum becomes two sums of F: a row pass (1 x F taps, over every
+// padded row) into an intermediate image, then a column pass (F x 1 taps)
+// over it. Each pass is this same kernel with TAPS_X x TAPS_Y taps: step 6's
+// tile, float4 loads and register blocking, with one side of the window 1.
+// A filter of rank k is k such pairs; the column passes after the first add
+// to the output (`accumulate`). One pass's code grows with F, not F * F, so
+// the loop over tile rows can be unrolled (UNROLL_ROWS) at any width: every
+// weight index becomes a constant. convolve_fused does both passes in one
+// kernel through __local memory instead (the lesson measures which wins).
+// convolve_direct is a pass without the tile (a GPU's passes), and
+// convolve_fused_direct both passes in one kernel without it: the caches
+// stand in for the tile.
+//
+// A pass does 2F multiply-adds per output, not F * F, so the tile copy is
+// no longer hidden behind arithmetic: at small F a pass is a copy, and its
+// speed is how many bytes are in flight. The work-group's shape (WG_X x
+// WG_Y) is therefore a compile-time constant too: each work-item issues all
+// of its tile loads (TILE_LOADS float4s, numbered along the tile's rows so
+// that neighbours read neighbouring bytes) into registers first, and only
+// then stores them to __local memory, instead of one load, wait, store at a
+// time.
+//
+// The host padded the input by the filter's reach, so the work-item at
+// (x, y) correlates the F x F window whose top-left corner is input (x, y)
+// and needs no border logic at all.
+
+#define GROUP_SIZE (WG_X * WG_Y)
+// The tile of `convolve`: the group's outputs plus TAPS - 1 in each direction.
+#define TILE_WIDTH ((WG_X * BLOCK_X + TAPS_X - 1 + 3) / 4 * 4)
+#define TILE_HEIGHT (WG_Y * BLOCK_Y + TAPS_Y - 1)
+#define TILE_LOADS ((TILE_WIDTH / 4 * TILE_HEIGHT + GROUP_SIZE - 1) / GROUP_SIZE)
+
+__kernel __attribute__((reqd_work_group_size(WG_X, WG_Y, 1)))
+void convolve(__global const float* input,   // padded, in_pitch floats per row
+                       __constant float* filter,      // F x F, row-major
+                       __global float* output,        // whole blocks, out_pitch floats per row
+                       const int in_pitch,
+                       const int out_pitch,           // floats per output row
+                       __local float* tile,           // TILE_WIDTH x TILE_HEIGHT
+                       const int accumulate) {        // add to the output (terms after the first)
+  // TODO 1. Step 6's kernel with a TAPS_Y x TAPS_X window instead of F x F:
+  // copy the tile with float4 loads, barrier, BLOCK_Y x BLOCK_X sums in
+  // registers (the loop over tile rows unrolled when UNROLL_ROWS is defined).
+  // TODO 2. Store the block as float4s; when `accumulate` is set, add
+  // what the output already holds (the earlier terms' sum).
+}
+
+#ifdef DIRECT_PASS
+// A pass without the tile (--rows direct, --columns direct). Each
+// work-item reads the rows under its block straight from global memory,
+// then runs the same loop as `convolve`. The tile's job, reading each input
+// from DRAM about once, falls to the caches: the work-items along a
+// work-group row read neighbouring float4s (one coalesced transaction per
+// warp and row), and the rows that blocks above and below share come back
+// from L1 or L2. No copy, no barrier, no local memory: more work-groups fit
+// on a compute unit, and a column block can be as tall as registers allow,
+// reading BLOCK_Y + TAPS_Y - 1 rows for BLOCK_Y outputs.
+__kernel __attribute__((reqd_work_group_size(WG_X, WG_Y, 1)))
+void convolve_direct(__global const float* input,   // padded, in_pitch floats per row
+                              __constant float* filter,      // TAPS_Y x TAPS_X, row-major
+                              __global float* output,        // out_pitch floats per row
+                              const int in_pitch,
+                              const int out_pitch,
+                              const int accumulate) {        // add to the output (terms after the first)
+  // TODO 3. The same sums as convolve() with no tile: read each row under
+  // the block straight from `input` (float4 loads), BLOCK_Y x BLOCK_X sums in
+  // registers; store as float4s, adding to the output when `accumulate` is set.
+}
+#endif
+
+// Both passes in one kernel. The tile (the group's outputs plus F - 1 in
+// both directions) is loaded once; the row pass writes its sums for every
+// tile row to __local `mid`, and the column pass reads them from there, so
+// the intermediate image never goes to global memory. The price: the row
+// pass also runs over the F - 1 halo rows, and the tile and `mid` must both
+// fit in local memory. A filter of rank k runs its k terms over one tile.
+__kernel __attribute__((reqd_work_group_size(WG_X, WG_Y, 1)))
+void convolve_fused(__global const float* input,   // padded, in_pitch floats per row
+                             __constant float* filter,      // per term: F row weights, F column weights
+                             __global float* output,        // out_pitch floats per row
+                             const int in_pitch,
+                             const int out_pitch,
+                             const int rank,                // terms in `filter`
+                             __local float* tile,           // FUSED_WIDTH x FUSED_HEIGHT
+                             __local float* mid) {          // (work-group width * BLOCK_X) x FUSED_HEIGHT
+  // TODO 4. Copy the tile (the group's outputs plus F - 1 both ways), barrier.
+  // TODO 5. For each term: the row pass over every tile row into `mid`
+  // (BLOCK_X sums per work-item and row), barrier; the column pass from
+  // `mid` into BLOCK_Y x BLOCK_X register sums, barrier.
+  // TODO 6. Store the block as float4s, with no guard.
+}
+
+#ifdef DIRECT_PASS
+// Both passes in one kernel without the tile (--fused-kernel direct). Each
+// work-item walks down the BLOCK_Y + F - 1 input rows under its block: on
+// each it runs the row pass (BLOCK_X sums from a segment read straight from
+// global memory, as convolve_direct reads it) and adds the result to the up
+// to BLOCK_Y column sums that row meets. One pass over the image and no
+// local memory, no barrier; the price is the row pass over F - 1 more rows
+// per block, (BLOCK_Y + F - 1) / BLOCK_Y times its work, which is cheap only
+// while F is small. (F and SEGMENT_FLOAT4S: as in convolve_fused.)
+__kernel __attribute__((reqd_work_group_size(WG_X, WG_Y, 1)))
+void convolve_fused_direct(__global const float* input,   // padded, in_pitch floats per row
+                                    __constant float* filter,      // per term: F row weights, F column weights
+                                    __global float* output,        // out_pitch floats per row
+                                    const int in_pitch,
+                                    const int out_pitch,
+                                    const int rank) {              // terms in `filter`
+  // TODO 7. convolve_fused() with no tile and no `mid`: for each term, walk
+  // down the BLOCK_Y + F - 1 input rows under the block; on each, the row
+  // pass (BLOCK_X sums from a segment read straight from `input`), added to
+  // the column sums that row meets. Store the block as float4s.
+}
+#endif

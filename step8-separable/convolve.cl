@@ -1,0 +1,378 @@
+// Step 1: the naive kernel. One work-item computes one output pixel, reading
+// the image and the filter straight from global memory.
+//
+// Step 2: the filter moves to __constant memory. Every work-item of a
+// work-group reads the same filter weight at the same time; constant memory
+// is cached and broadcasts one value to all of them in one transaction.
+//
+// Step 3: the work-group first copies the input it needs - its own tile plus
+// a halo of F - 1 columns and rows - into __local memory, waits at a barrier,
+// then correlates from there. Each input pixel is read from global memory
+// about once per work-group instead of up to F * F times.
+//
+// Step 4: the inner loop is unrolled by four, so the loop test and branch
+// run a quarter as often. Three variants, chosen at build time:
+//   loop4  (default)          the leftover F % 4 columns run in a second loop;
+//   ifelse (-D REMAINDER_IFELSE) the leftovers are an if-else chain instead;
+//   fixed  (-D FILTER_WIDTH=F)   F is a compile-time constant, so the
+//                                compiler unrolls both loops completely.
+//
+// Step 5: the tile is copied four floats at a time, with float4 loads. The
+// launcher pads every row of the device image to a multiple of 32 floats
+// (128 bytes, --aligned on) and uploads it with enqueueWriteBufferRect, so
+// each float4 load is one aligned 16-byte transaction; it also leaves room
+// after the image so that whole float4s never leave the buffer, and the
+// copy needs no bounds test. The width is always a compile-time constant.
+//
+// Step 6: each work-item computes a BLOCK_X x BLOCK_Y block of outputs
+// (register blocking). It reads each tile row under its block into
+// registers once and uses each value in up to min(BLOCK_X, F) multiply-adds
+// for each of the up to min(BLOCK_Y, F) output rows that tile row meets:
+// local-memory values per FMA fall from 1 to
+// (BLOCK_X + F - 1) * (BLOCK_Y + F - 1) / (BLOCK_X * BLOCK_Y * F * F). The
+// block and the width are compile-time constants, so the sums and the row
+// live in registers. The launcher sizes the output to whole blocks (row
+// pitch a multiple of 4), so blocks are stored as float4s with no range guard.
+//
+// Step 8: a separable filter, K = column * row^T, is two 1D filters, so
+// the F x F sum becomes two sums of F: a row pass (1 x F taps, over every
+// padded row) into an intermediate image, then a column pass (F x 1 taps)
+// over it. Each pass is this same kernel with TAPS_X x TAPS_Y taps: step 6's
+// tile, float4 loads and register blocking, with one side of the window 1.
+// A filter of rank k is k such pairs; the column passes after the first add
+// to the output (`accumulate`). One pass's code grows with F, not F * F, so
+// the loop over tile rows can be unrolled (UNROLL_ROWS) at any width: every
+// weight index becomes a constant. convolve_fused does both passes in one
+// kernel through __local memory instead (the lesson measures which wins).
+// convolve_direct is a pass without the tile (a GPU's passes), and
+// convolve_fused_direct both passes in one kernel without it: the caches
+// stand in for the tile.
+//
+// A pass does 2F multiply-adds per output, not F * F, so the tile copy is
+// no longer hidden behind arithmetic: at small F a pass is a copy, and its
+// speed is how many bytes are in flight. The work-group's shape (WG_X x
+// WG_Y) is therefore a compile-time constant too: each work-item issues all
+// of its tile loads (TILE_LOADS float4s, numbered along the tile's rows so
+// that neighbours read neighbouring bytes) into registers first, and only
+// then stores them to __local memory, instead of one load, wait, store at a
+// time.
+//
+// The host padded the input by the filter's reach, so the work-item at
+// (x, y) correlates the F x F window whose top-left corner is input (x, y)
+// and needs no border logic at all.
+
+#define GROUP_SIZE (WG_X * WG_Y)
+// The tile of `convolve`: the group's outputs plus TAPS - 1 in each direction.
+#define TILE_WIDTH ((WG_X * BLOCK_X + TAPS_X - 1 + 3) / 4 * 4)
+#define TILE_HEIGHT (WG_Y * BLOCK_Y + TAPS_Y - 1)
+#define TILE_LOADS ((TILE_WIDTH / 4 * TILE_HEIGHT + GROUP_SIZE - 1) / GROUP_SIZE)
+
+__kernel __attribute__((reqd_work_group_size(WG_X, WG_Y, 1)))
+void convolve(__global const float* input,   // padded, in_pitch floats per row
+                       __constant float* filter,      // F x F, row-major
+                       __global float* output,        // whole blocks, out_pitch floats per row
+                       const int in_pitch,
+                       const int out_pitch,           // floats per output row
+                       __local float* tile,           // TILE_WIDTH x TILE_HEIGHT
+                       const int accumulate) {        // add to the output (terms after the first)
+  const int lx = get_local_id(0);
+  const int ly = get_local_id(1);
+
+  // Copy the tile and its halo, every load in flight before the first store.
+  const int x0 = get_group_id(0) * WG_X * BLOCK_X;
+  const int y0 = get_group_id(1) * WG_Y * BLOCK_Y;
+  const int lid = ly * WG_X + lx;
+  float4 staged[TILE_LOADS];
+#pragma unroll
+  for (int k = 0; k < TILE_LOADS; k++) {
+    const int q = lid + k * GROUP_SIZE;  // the tile's float4 number, row by row
+    if (q < TILE_WIDTH / 4 * TILE_HEIGHT)
+      staged[k] = *(__global const float4*)(input + (y0 + q / (TILE_WIDTH / 4)) * in_pitch +
+                                            x0 + 4 * (q % (TILE_WIDTH / 4)));
+  }
+#pragma unroll
+  for (int k = 0; k < TILE_LOADS; k++) {
+    const int q = lid + k * GROUP_SIZE;
+    if (q < TILE_WIDTH / 4 * TILE_HEIGHT) vstore4(staged[k], q, tile);
+  }
+  // Every work-item of the group must arrive here before any reads the tile.
+  barrier(CLK_LOCAL_MEM_FENCE);
+
+#define ROW_FLOAT4S ((BLOCK_X + TAPS_X - 1 + 3) / 4)  // the tile row under a block, in float4s
+  float sum[BLOCK_Y][BLOCK_X];
+#pragma unroll
+  for (int by = 0; by < BLOCK_Y; by++) {
+#pragma unroll
+    for (int bx = 0; bx < BLOCK_X; bx++) sum[by][bx] = 0.0f;
+  }
+  // Tile row j meets output row by of the block through filter row j - by.
+  // With -D UNROLL_ROWS the compiler unrolls this loop too, so each weight
+  // is loaded once (good for small filters, on some devices; see the lesson).
+#ifdef UNROLL_ROWS
+#pragma unroll
+#endif
+  for (int j = 0; j < BLOCK_Y + TAPS_Y - 1; j++) {
+    float row[4 * ROW_FLOAT4S];
+    const int t = (ly * BLOCK_Y + j) * TILE_WIDTH + lx * BLOCK_X;
+#pragma unroll
+    for (int q = 0; q < ROW_FLOAT4S; q++) vstore4(vload4(q, tile + t), q, row);
+#pragma unroll
+    for (int by = 0; by < BLOCK_Y; by++) {
+      const int r = j - by;
+      if (r >= 0 && r < TAPS_Y) {
+#pragma unroll
+        for (int c = 0; c < TAPS_X; c++) {
+          const float w = filter[r * TAPS_X + c];
+#pragma unroll
+          for (int bx = 0; bx < BLOCK_X; bx++) sum[by][bx] += w * row[bx + c];
+        }
+      }
+    }
+  }
+
+  const int x = (get_group_id(0) * get_local_size(0) + lx) * BLOCK_X;
+  const int y = (get_group_id(1) * get_local_size(1) + ly) * BLOCK_Y;
+#pragma unroll
+  for (int by = 0; by < BLOCK_Y; by++) {
+#pragma unroll
+    for (int q = 0; q < BLOCK_X / 4; q++) {
+      float4 v = (float4)(sum[by][4 * q], sum[by][4 * q + 1], sum[by][4 * q + 2], sum[by][4 * q + 3]);
+      __global float4* out = (__global float4*)(output + (y + by) * out_pitch + x + 4 * q);
+      if (accumulate) v += *out;
+      *out = v;
+    }
+  }
+}
+
+#ifdef DIRECT_PASS
+// A pass without the tile (--rows direct, --columns direct). Each
+// work-item reads the rows under its block straight from global memory,
+// then runs the same loop as `convolve`. The tile's job, reading each input
+// from DRAM about once, falls to the caches: the work-items along a
+// work-group row read neighbouring float4s (one coalesced transaction per
+// warp and row), and the rows that blocks above and below share come back
+// from L1 or L2. No copy, no barrier, no local memory: more work-groups fit
+// on a compute unit, and a column block can be as tall as registers allow,
+// reading BLOCK_Y + TAPS_Y - 1 rows for BLOCK_Y outputs.
+__kernel __attribute__((reqd_work_group_size(WG_X, WG_Y, 1)))
+void convolve_direct(__global const float* input,   // padded, in_pitch floats per row
+                              __constant float* filter,      // TAPS_Y x TAPS_X, row-major
+                              __global float* output,        // out_pitch floats per row
+                              const int in_pitch,
+                              const int out_pitch,
+                              const int accumulate) {        // add to the output (terms after the first)
+  const int x = get_global_id(0) * BLOCK_X;
+  const int y = get_global_id(1) * BLOCK_Y;
+  float sum[BLOCK_Y][BLOCK_X];
+#pragma unroll
+  for (int by = 0; by < BLOCK_Y; by++) {
+#pragma unroll
+    for (int bx = 0; bx < BLOCK_X; bx++) sum[by][bx] = 0.0f;
+  }
+#ifdef UNROLL_ROWS
+#pragma unroll
+#endif
+  for (int j = 0; j < BLOCK_Y + TAPS_Y - 1; j++) {
+    // x is a multiple of 4 and the pitch of 32, so these loads are aligned.
+    __global const float* in = input + (y + j) * in_pitch + x;
+    float row[4 * ROW_FLOAT4S];  // (ROW_FLOAT4S: as in convolve)
+#pragma unroll
+    for (int q = 0; q < ROW_FLOAT4S; q++) vstore4(*(__global const float4*)(in + 4 * q), q, row);
+#pragma unroll
+    for (int by = 0; by < BLOCK_Y; by++) {
+      const int r = j - by;
+      if (r >= 0 && r < TAPS_Y) {
+#pragma unroll
+        for (int c = 0; c < TAPS_X; c++) {
+          const float w = filter[r * TAPS_X + c];
+#pragma unroll
+          for (int bx = 0; bx < BLOCK_X; bx++) sum[by][bx] += w * row[bx + c];
+        }
+      }
+    }
+  }
+#pragma unroll
+  for (int by = 0; by < BLOCK_Y; by++) {
+#pragma unroll
+    for (int q = 0; q < BLOCK_X / 4; q++) {
+      float4 v = (float4)(sum[by][4 * q], sum[by][4 * q + 1], sum[by][4 * q + 2], sum[by][4 * q + 3]);
+      __global float4* out = (__global float4*)(output + (y + by) * out_pitch + x + 4 * q);
+      if (accumulate) v += *out;
+      *out = v;
+    }
+  }
+}
+#endif
+
+// Both passes in one kernel. The tile (the group's outputs plus F - 1 in
+// both directions) is loaded once; the row pass writes its sums for every
+// tile row to __local `mid`, and the column pass reads them from there, so
+// the intermediate image never goes to global memory. The price: the row
+// pass also runs over the F - 1 halo rows, and the tile and `mid` must both
+// fit in local memory. A filter of rank k runs its k terms over one tile.
+__kernel __attribute__((reqd_work_group_size(WG_X, WG_Y, 1)))
+void convolve_fused(__global const float* input,   // padded, in_pitch floats per row
+                             __constant float* filter,      // per term: F row weights, F column weights
+                             __global float* output,        // out_pitch floats per row
+                             const int in_pitch,
+                             const int out_pitch,
+                             const int rank,                // terms in `filter`
+                             __local float* tile,           // FUSED_WIDTH x FUSED_HEIGHT
+                             __local float* mid) {          // (work-group width * BLOCK_X) x FUSED_HEIGHT
+  const int lx = get_local_id(0);
+  const int ly = get_local_id(1);
+  // The tile, as `convolve` copies it: all loads, then all stores.
+#define FUSED_WIDTH ((WG_X * BLOCK_X + FILTER_WIDTH - 1 + 3) / 4 * 4)
+#define FUSED_HEIGHT (WG_Y * BLOCK_Y + FILTER_WIDTH - 1)
+#define FUSED_LOADS ((FUSED_WIDTH / 4 * FUSED_HEIGHT + GROUP_SIZE - 1) / GROUP_SIZE)
+  const int x0 = get_group_id(0) * WG_X * BLOCK_X;
+  const int y0 = get_group_id(1) * WG_Y * BLOCK_Y;
+  const int lid = ly * WG_X + lx;
+  float4 staged[FUSED_LOADS];
+#pragma unroll
+  for (int k = 0; k < FUSED_LOADS; k++) {
+    const int q = lid + k * GROUP_SIZE;
+    if (q < FUSED_WIDTH / 4 * FUSED_HEIGHT)
+      staged[k] = *(__global const float4*)(input + (y0 + q / (FUSED_WIDTH / 4)) * in_pitch +
+                                            x0 + 4 * (q % (FUSED_WIDTH / 4)));
+  }
+#pragma unroll
+  for (int k = 0; k < FUSED_LOADS; k++) {
+    const int q = lid + k * GROUP_SIZE;
+    if (q < FUSED_WIDTH / 4 * FUSED_HEIGHT) vstore4(staged[k], q, tile);
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+
+#define F FILTER_WIDTH
+#define SEGMENT_FLOAT4S ((BLOCK_X + F - 1 + 3) / 4)  // the tile row under a block, in float4s
+  const int mid_width = WG_X * BLOCK_X;
+  float sum[BLOCK_Y][BLOCK_X];
+#pragma unroll
+  for (int by = 0; by < BLOCK_Y; by++) {
+#pragma unroll
+    for (int bx = 0; bx < BLOCK_X; bx++) sum[by][bx] = 0.0f;
+  }
+  for (int term = 0; term < rank; term++) {
+    __constant float* row_weights = filter + term * 2 * F;
+    __constant float* column_weights = row_weights + F;
+    // Row pass: BLOCK_X sums per work-item on tile rows ly, ly + height, ...
+    for (int ty = ly; ty < FUSED_HEIGHT; ty += WG_Y) {
+      float row[4 * SEGMENT_FLOAT4S];
+      const int t = ty * FUSED_WIDTH + lx * BLOCK_X;
+#pragma unroll
+      for (int q = 0; q < SEGMENT_FLOAT4S; q++) vstore4(vload4(q, tile + t), q, row);
+      float part[BLOCK_X];
+#pragma unroll
+      for (int bx = 0; bx < BLOCK_X; bx++) part[bx] = 0.0f;
+#pragma unroll
+      for (int c = 0; c < F; c++) {
+        const float w = row_weights[c];
+#pragma unroll
+        for (int bx = 0; bx < BLOCK_X; bx++) part[bx] += w * row[bx + c];
+      }
+#pragma unroll
+      for (int q = 0; q < BLOCK_X / 4; q++)
+        vstore4(vload4(q, part), 0, mid + ty * mid_width + lx * BLOCK_X + 4 * q);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    // Column pass: each row sum under the block meets up to BLOCK_Y outputs.
+#ifdef UNROLL_ROWS
+#pragma unroll
+#endif
+    for (int j = 0; j < BLOCK_Y + F - 1; j++) {
+      float column[BLOCK_X];
+#pragma unroll
+      for (int q = 0; q < BLOCK_X / 4; q++)
+        vstore4(vload4(0, mid + (ly * BLOCK_Y + j) * mid_width + lx * BLOCK_X + 4 * q), q, column);
+#pragma unroll
+      for (int by = 0; by < BLOCK_Y; by++) {
+        const int r = j - by;
+        if (r >= 0 && r < F) {
+          const float w = column_weights[r];
+#pragma unroll
+          for (int bx = 0; bx < BLOCK_X; bx++) sum[by][bx] += w * column[bx];
+        }
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);  // the next term's row pass overwrites mid
+  }
+
+  const int x = (get_group_id(0) * get_local_size(0) + lx) * BLOCK_X;
+  const int y = (get_group_id(1) * get_local_size(1) + ly) * BLOCK_Y;
+#pragma unroll
+  for (int by = 0; by < BLOCK_Y; by++) {
+#pragma unroll
+    for (int q = 0; q < BLOCK_X / 4; q++) {
+      const float4 v = (float4)(sum[by][4 * q], sum[by][4 * q + 1], sum[by][4 * q + 2], sum[by][4 * q + 3]);
+      *(__global float4*)(output + (y + by) * out_pitch + x + 4 * q) = v;
+    }
+  }
+}
+
+#ifdef DIRECT_PASS
+// Both passes in one kernel without the tile (--fused-kernel direct). Each
+// work-item walks down the BLOCK_Y + F - 1 input rows under its block: on
+// each it runs the row pass (BLOCK_X sums from a segment read straight from
+// global memory, as convolve_direct reads it) and adds the result to the up
+// to BLOCK_Y column sums that row meets. One pass over the image and no
+// local memory, no barrier; the price is the row pass over F - 1 more rows
+// per block, (BLOCK_Y + F - 1) / BLOCK_Y times its work, which is cheap only
+// while F is small. (F and SEGMENT_FLOAT4S: as in convolve_fused.)
+__kernel __attribute__((reqd_work_group_size(WG_X, WG_Y, 1)))
+void convolve_fused_direct(__global const float* input,   // padded, in_pitch floats per row
+                                    __constant float* filter,      // per term: F row weights, F column weights
+                                    __global float* output,        // out_pitch floats per row
+                                    const int in_pitch,
+                                    const int out_pitch,
+                                    const int rank) {              // terms in `filter`
+  const int x = get_global_id(0) * BLOCK_X;
+  const int y = get_global_id(1) * BLOCK_Y;
+  float sum[BLOCK_Y][BLOCK_X];
+#pragma unroll
+  for (int by = 0; by < BLOCK_Y; by++) {
+#pragma unroll
+    for (int bx = 0; bx < BLOCK_X; bx++) sum[by][bx] = 0.0f;
+  }
+  for (int term = 0; term < rank; term++) {
+    __constant float* row_weights = filter + term * 2 * F;
+    __constant float* column_weights = row_weights + F;
+#ifdef UNROLL_ROWS
+#pragma unroll
+#endif
+    for (int j = 0; j < BLOCK_Y + F - 1; j++) {
+      // The row pass on input row y + j (aligned float4 loads, as above).
+      __global const float* in = input + (y + j) * in_pitch + x;
+      float row[4 * SEGMENT_FLOAT4S];
+#pragma unroll
+      for (int q = 0; q < SEGMENT_FLOAT4S; q++) vstore4(*(__global const float4*)(in + 4 * q), q, row);
+      float part[BLOCK_X];
+#pragma unroll
+      for (int bx = 0; bx < BLOCK_X; bx++) part[bx] = 0.0f;
+#pragma unroll
+      for (int c = 0; c < F; c++) {
+        const float w = row_weights[c];
+#pragma unroll
+        for (int bx = 0; bx < BLOCK_X; bx++) part[bx] += w * row[bx + c];
+      }
+      // The column pass: that row's sums meet output rows j - F + 1 .. j.
+#pragma unroll
+      for (int by = 0; by < BLOCK_Y; by++) {
+        const int r = j - by;
+        if (r >= 0 && r < F) {
+          const float w = column_weights[r];
+#pragma unroll
+          for (int bx = 0; bx < BLOCK_X; bx++) sum[by][bx] += w * part[bx];
+        }
+      }
+    }
+  }
+#pragma unroll
+  for (int by = 0; by < BLOCK_Y; by++) {
+#pragma unroll
+    for (int q = 0; q < BLOCK_X / 4; q++) {
+      const float4 v = (float4)(sum[by][4 * q], sum[by][4 * q + 1], sum[by][4 * q + 2], sum[by][4 * q + 3]);
+      *(__global float4*)(output + (y + by) * out_pitch + x + 4 * q) = v;
+    }
+  }
+}
+#endif

@@ -1,0 +1,430 @@
+// Step 8's launcher: the filter as a sum of separable terms (decompose.hpp),
+// run as a row pass and a column pass per term ("passes"), or as one kernel
+// that keeps the intermediate rows in local memory ("fused"). Both use step
+// 6's pitched layout, tile, float4 loads and blocks; a pass can also run
+// without the tile (convolve_direct: a GPU's passes by default).
+#include <functional>
+#include <memory>
+#include <numeric>
+
+#include "common/errors.hpp"
+#include "common/parse.hpp"
+#include "common/step.hpp"
+#include "step8-separable/decompose.hpp"
+#include "step8-separable/tuning.hpp"
+
+namespace conv {
+namespace embedded {
+extern const char* const step8_separable_kernel;
+}
+
+namespace {
+
+struct Shape2 {
+  int x, y;
+};
+
+// The blocks of the kernels without a tile (--rows direct, --columns
+// direct, --fused-kernel direct), and whether a GPU's row pass runs without
+// one by default (bench/experiments.sh separable-direct;
+// docs/step8-separable.md).
+constexpr Shape2 kDirectRows{4, 8};
+constexpr Shape2 kDirectColumns{4, 16};
+constexpr Shape2 kDirectFused{4, 4};
+constexpr bool kGpuRowsDirect = true;
+
+std::string block_text(Shape2 b) { return std::to_string(b.x) + "x" + std::to_string(b.y); }
+
+// What the settings resolve to for one filter on one device.
+struct Choices {
+  bool fused = false;
+  bool rows_direct = false, columns_direct = false;  // variant passes: convolve_direct
+  bool fused_direct = false;                         // variant fused: convolve_fused_direct
+  Shape2 b{4, 1}, cb{4, 1};                          // the row pass's (and fused's), the column pass's
+  bool unroll = true;
+};
+
+// One pass of the chain, enqueued with what changes from term to term: the
+// term's filter and the accumulate flag (the column passes after the first
+// add to the output).
+using Pass = std::function<cl::Event(const cl::Buffer& filter, int accumulate)>;
+
+class SeparableStep : public Step {
+ public:
+  std::string name() const override { return "step8-separable"; }
+  std::string summary() const override {
+    return "separable terms (SVD): a row pass and a column pass of F taps each, not F x F";
+  }
+  // auto: the faster of the two for this filter's width and rank on this
+  // device type (fused_wins below).
+  std::pair<int, int> default_work_group(const DeviceFacts& facts, int) const override {
+    // bench/experiments.sh separable-blocks (GPU) and the CPU's one-run ratios
+    // (docs/step8-separable.md).
+    return facts.is_gpu ? std::pair<int, int>{32, 4} : std::pair<int, int>{32, 8};
+  }
+  // The options each variant uses (StepOption::used_by; empty: all): a
+  // setting the chosen variant ignores is refused. auto may run either.
+  std::vector<StepOption> options() const override {
+    return {{"variant", "Kernel variant: passes (a row pass and a column pass per term), fused (one "
+                        "kernel, the rows in local memory) or auto (the faster for this filter here)",
+             "auto", {"auto", "passes", "fused"}, {}},
+            {"block", "Outputs per work-item WxH, W a multiple of 4, of the row pass and the fused "
+                      "kernel (default: the first of 4x8 (a GPU's row pass only), 4x4, 4x2, 4x1 whose tiles fit "
+                      "local memory; " + block_text(kDirectRows) + " with --rows direct, " + block_text(kDirectFused) +
+                      " with --fused-kernel direct)",
+             "auto", {}, {"8x1", "4x8"}, auto_or_block(32)},
+            {"fused-kernel", "The fused variant's kernel: tile (convolve_fused, through local memory), direct "
+                             "(convolve_fused_direct, through the caches; default block " + block_text(kDirectFused) +
+                             "), or auto (direct on a GPU, tile on a CPU)",
+             "auto", {}, {"direct"}, one_of({"auto", "tile", "direct"}), {"auto", "fused"}},
+            {"column-block", "The column pass's outputs per work-item WxH (variant passes; default: "
+                             "the first of 4x16, 4x8 (on a GPU only), 4x4, 4x2, 4x1 that fits local memory; " +
+                             block_text(kDirectColumns) + " with --columns direct)", "auto", {}, {"4x8", "4x16"},
+             auto_or_block(32), {"auto", "passes"}},
+            {"rows", std::string("The row pass's kernel (variant passes): tile (convolve, through local memory), "
+                                 "direct (convolve_direct, through the caches), or auto (") +
+                         (kGpuRowsDirect ? "direct" : "tile") + " on a GPU, tile on a CPU)",
+             "auto", {}, {"direct"}, one_of({"auto", "tile", "direct"}), {"auto", "passes"}},
+            {"columns", "The column pass's kernel (variant passes): tile, direct, or auto (direct on a GPU, "
+                        "tile on a CPU)",
+             // Free text, so the suites run only direct: tile is what auto
+             // already runs on the CPUs and Oclgrind they run on.
+             "auto", {}, {"direct"}, one_of({"auto", "tile", "direct"}), {"auto", "passes"}},
+            {"unroll", "Unroll the loop over tile rows (each pass's code grows with F only): on, off, "
+                       "or auto (tuned per device type)",
+             // No choices listed, so the suites do not run each one: on a CPU, auto
+             // already builds both (the passes unrolled, the fused kernel not).
+             "auto", {}, {}, one_of({"auto", "on", "off"})}};
+  }
+  std::string embedded_source() const override { return embedded::step8_separable_kernel; }
+  bool exact_sums() const override { return false; }
+
+  Comparison compare(const Image& output, const Problem& problem,
+                     const Reference& reference) const override {
+    return compare_separable(output, problem.padded, separate(problem.filter), reference);
+  }
+
+  Launch prepare(DeviceContext& device, const Problem& problem, const RunOptions& options) override {
+    cl::CommandQueue& queue = device.queue();
+    const Image& in = problem.padded;
+    const int F = problem.filter.width;
+    const int out_width = problem.out_width(), out_height = problem.out_height();
+    const SeparableFilter terms = separate(problem.filter);
+    const Choices c = choose(device.facts(), options, F, terms.rank);
+    // The row pass (and the fused kernel) uses block b, the column pass cb.
+    const Shape2 b = c.b;
+    const Shape2 cb = c.cb;
+    const std::size_t group_w = static_cast<std::size_t>(options.wg_x) * b.x;
+    const std::size_t group_h = static_cast<std::size_t>(options.wg_y) * b.y;
+    const std::size_t column_group_w = static_cast<std::size_t>(options.wg_x) * cb.x;
+    const std::size_t column_group_h = static_cast<std::size_t>(options.wg_y) * cb.y;
+    // Whole groups of both passes across; whole column-pass groups down.
+    const std::size_t grid_w = round_up(out_width, std::lcm(group_w, column_group_w));
+    const std::size_t grid_h = round_up(out_height, c.fused ? group_h : column_group_h);
+    // The row pass covers every padded row the column pass reads.
+    const std::size_t mid_rows = round_up(grid_h + F - 1, group_h);
+    // Step 6's pitched layout: rows aligned to 128 bytes, with room for
+    // whole float4s past the image; the output is the grid, grid_w floats
+    // per row.
+    const int in_pitch = static_cast<int>(round_up(grid_w + F + 2, 32));  // floats per row
+    const std::size_t in_rows = c.fused ? grid_h + F - 1 : mid_rows;
+    const int out_pitch = static_cast<int>(grid_w);
+    const std::size_t out_rows = grid_h;
+
+    // 1. Buffers: the padded image goes in pitched (zeros, then the image's
+    //    rows written in_pitch floats apart); the output is read and written,
+    //    because the column passes of terms 2..k add to it.
+    Launch launch(device);
+    const std::size_t in_bytes = sizeof(float) * in_pitch * in_rows;
+    const std::size_t in_row_bytes = sizeof(float) * in.width;
+    cl::Buffer input = launch.buffer(CL_MEM_READ_ONLY, in_bytes, "the padded input", in_pitch);
+    queue.enqueueFillBuffer(input, 0.0f, 0, in_bytes);
+    queue.enqueueWriteBufferRect(input, CL_TRUE, {0, 0, 0}, {0, 0, 0},
+                                 {in_row_bytes, static_cast<std::size_t>(in.height), 1},
+                                 sizeof(float) * in_pitch, 0, in_row_bytes, 0, in.pixels.data());
+    cl::Buffer output = launch.output_buffer(CL_MEM_READ_WRITE, sizeof(float) * out_pitch * out_rows,
+                                             "the output", out_pitch);
+
+    // 2. The programs. The work-group's shape is compiled in, so each
+    //    work-item's tile loads are a fixed number it can issue at once
+    //    (convolve.cl); so are the filter's width and the blocks.
+    const std::string wg = std::to_string(options.wg_x) + "x" + std::to_string(options.wg_y);
+    const std::string common = " -D FILTER_WIDTH=" + std::to_string(F) +
+                               " -D WG_X=" + std::to_string(options.wg_x) +
+                               " -D WG_Y=" + std::to_string(options.wg_y) +
+                               (c.unroll ? " -D UNROLL_ROWS" : "");
+    auto blocks_of = [&](Shape2 bb) {
+      return common + " -D BLOCK_X=" + std::to_string(bb.x) + " -D BLOCK_Y=" + std::to_string(bb.y);
+    };
+    const std::string blocks = blocks_of(b);
+    const int rank = terms.rank;
+    const cl::NDRange local(options.wg_x, options.wg_y);
+
+    if (c.fused) {
+      // The fused kernel's weights, in constant memory: per term, F row
+      // weights and then F column weights.
+      std::vector<float> weights;
+      for (int t = 0; t < rank; ++t) {
+        weights.insert(weights.end(), terms.rows[t].begin(), terms.rows[t].end());
+        weights.insert(weights.end(), terms.columns[t].begin(), terms.columns[t].end());
+      }
+      check_constant_bytes(device, weights.size() * sizeof(float), rank);
+      cl::Buffer filter =
+          launch.buffer(CL_MEM_READ_ONLY, weights.size() * sizeof(float), "the terms' weights");
+      cl::copy(queue, weights.cbegin(), weights.cend(), filter);
+      cl::Program program = device.program(
+          source(options), "-D TAPS_X=1 -D TAPS_Y=1" + blocks + (c.fused_direct ? " -D DIRECT_PASS" : ""),
+          label(options));
+      require_convolve(program, options);
+
+      // 3. The range: one work-item per block of outputs over the grid.
+      const cl::NDRange global(grid_w / b.x, grid_h / b.y);
+
+      // 4. Run: one kernel, both passes of every term.
+      if (c.fused_direct) {  // without a tile, through the caches
+        cl::KernelFunctor<cl::Buffer, cl::Buffer, cl::Buffer, int, int, int> fused(
+            make_kernel(program, "convolve_fused_direct", label(options)));
+        check_work_group(device, fused.getKernel(), options.wg_x, options.wg_y);
+        launch.run = [=, &queue]() mutable {
+          return fused(cl::EnqueueArgs(queue, global, local), input, filter, output, in_pitch, out_pitch,
+                       rank);
+        };
+      } else {  // the tile and its row sums in local memory
+        cl::KernelFunctor<cl::Buffer, cl::Buffer, cl::Buffer, int, int, int, cl::LocalSpaceArg, cl::LocalSpaceArg>
+            fused(make_kernel(program, "convolve_fused", label(options)));
+        check_work_group(device, fused.getKernel(), options.wg_x, options.wg_y);
+        const int tile_width = static_cast<int>(round_up(group_w + F - 1, 4));
+        const int tile_height = static_cast<int>(group_h) + F - 1;
+        const std::size_t tile_bytes = sizeof(float) * tile_width * tile_height;
+        const std::size_t sums_bytes = sizeof(float) * group_w * tile_height;
+        check_local_memory(device, fused.getKernel(), tile_bytes + sums_bytes,
+                           "the fused kernel's " + std::to_string(tile_width) + "x" +
+                               std::to_string(tile_height) + " tile and its row sums (work-group " + wg +
+                               ", block " + block_text(b) + ", filter " + std::to_string(F) + ")");
+        const cl::LocalSpaceArg tile = cl::Local(tile_bytes), row_sums = cl::Local(sums_bytes);
+        launch.run = [=, &queue]() mutable {
+          return fused(cl::EnqueueArgs(queue, global, local), input, filter, output, in_pitch, out_pitch,
+                       rank, tile, row_sums);
+        };
+      }
+    } else {
+      // The passes' filters: one buffer of F weights per pass and term.
+      std::vector<cl::Buffer> row_filters, column_filters;
+      for (int t = 0; t < rank; ++t) {
+        const std::string term = " of term " + std::to_string(t + 1);
+        row_filters.push_back(launch.buffer(CL_MEM_READ_ONLY, sizeof(float) * F, "the row filter" + term));
+        cl::copy(queue, terms.rows[t].cbegin(), terms.rows[t].cend(), row_filters.back());
+        column_filters.push_back(
+            launch.buffer(CL_MEM_READ_ONLY, sizeof(float) * F, "the column filter" + term));
+        cl::copy(queue, terms.columns[t].cbegin(), terms.columns[t].cend(), column_filters.back());
+      }
+      // The row pass's output and the column pass's input, grid_w floats per
+      // row. Filled once, though the row pass writes every float of it:
+      // without this, Oclgrind reports the column pass's tile loads from it
+      // as uninitialized, which we have not explained (docs/reliability.md).
+      const std::size_t mid_bytes = sizeof(float) * grid_w * mid_rows;
+      cl::Buffer mid =
+          launch.buffer(CL_MEM_READ_WRITE, mid_bytes, "the intermediate image of the row pass", grid_w);
+      queue.enqueueFillBuffer(mid, 0.0f, 0, mid_bytes);
+      const int mid_pitch = static_cast<int>(grid_w);
+
+      // Each pass is the same source built twice, its window F x 1 or
+      // 1 x F; a pass without the tile is convolve_direct, built only where
+      // one runs.
+      const std::string F_text = std::to_string(F);
+      const char* direct = " -D DIRECT_PASS";
+      cl::Program row_program = device.program(
+          source(options), "-D TAPS_X=" + F_text + " -D TAPS_Y=1" + blocks + (c.rows_direct ? direct : ""),
+          label(options));
+      cl::Program column_program = device.program(
+          source(options),
+          "-D TAPS_X=1 -D TAPS_Y=" + F_text + blocks_of(cb) + (c.columns_direct ? direct : ""),
+          label(options));
+      if (c.rows_direct && c.columns_direct) require_convolve(column_program, options);
+      cl::Kernel row_kernel =
+          make_kernel(row_program, c.rows_direct ? "convolve_direct" : "convolve", label(options));
+      cl::Kernel column_kernel =
+          make_kernel(column_program, c.columns_direct ? "convolve_direct" : "convolve", label(options));
+
+      // 3. The ranges: one work-item per block of outputs; the row pass
+      //    over every row of `mid`, the column pass over the grid.
+      const cl::NDRange row_global(grid_w / b.x, mid_rows / b.y);
+      const cl::NDRange column_global(grid_w / cb.x, grid_h / cb.y);
+
+      // A pass from `from` (from_pitch floats per row) into `to`: with the
+      // tile, `convolve`; without it, `convolve_direct`. Everything but the
+      // term's filter and the accumulate flag is fixed here.
+      auto make_pass = [&](const cl::Kernel& kernel, bool without_tile, const cl::NDRange& global,
+                           const cl::Buffer& from, int from_pitch, const cl::Buffer& to, int to_pitch,
+                           int tile_width, int tile_height) -> Pass {
+        check_work_group(device, kernel, options.wg_x, options.wg_y);
+        if (without_tile) {
+          cl::KernelFunctor<cl::Buffer, cl::Buffer, cl::Buffer, int, int, int> convolve_direct(kernel);
+          return [=, &queue](const cl::Buffer& filter, int accumulate) mutable {
+            return convolve_direct(cl::EnqueueArgs(queue, global, local), from, filter, to, from_pitch,
+                                   to_pitch, accumulate);
+          };
+        }
+        const cl::LocalSpaceArg tile = local_tile(device, kernel, tile_width, tile_height,
+                                                  "work-group " + wg + ", filter " + F_text);
+        cl::KernelFunctor<cl::Buffer, cl::Buffer, cl::Buffer, int, int, cl::LocalSpaceArg, int> convolve(kernel);
+        return [=, &queue](const cl::Buffer& filter, int accumulate) mutable {
+          return convolve(cl::EnqueueArgs(queue, global, local), from, filter, to, from_pitch, to_pitch, tile,
+                          accumulate);
+        };
+      };
+      const Pass rows = make_pass(row_kernel, c.rows_direct, row_global, input, in_pitch, mid, mid_pitch,
+                                  static_cast<int>(round_up(group_w + F - 1, 4)), static_cast<int>(group_h));
+      const Pass columns = make_pass(column_kernel, c.columns_direct, column_global, mid, mid_pitch, output,
+                                     out_pitch, static_cast<int>(column_group_w),
+                                     static_cast<int>(column_group_h) + F - 1);
+
+      // 4. Run: a row pass and a column pass per term; the time runs from
+      //    the first row pass's start to the last column pass's end.
+      auto first = std::make_shared<cl::Event>();
+      launch.run = [=] {
+        cl::Event last;
+        for (int t = 0; t < rank; ++t) {
+          last = rows(row_filters[static_cast<std::size_t>(t)], 0);
+          if (t == 0) *first = last;
+          last = columns(column_filters[static_cast<std::size_t>(t)], t > 0 ? 1 : 0);
+        }
+        return last;
+      };
+      launch.elapsed = [first](const cl::Event& last) { return span_ms(*first, last); };
+    }
+
+    // 5. Read: the output's rows, out_pitch floats apart, into an image.
+    launch.read = [=, &queue] {
+      Image result(out_width, out_height);
+      const std::size_t row_bytes = sizeof(float) * out_width;
+      queue.enqueueReadBufferRect(output, CL_TRUE, {0, 0, 0}, {0, 0, 0},
+                                  {row_bytes, static_cast<std::size_t>(out_height), 1},
+                                  sizeof(float) * out_pitch, 0, row_bytes, 0, result.pixels.data());
+      return result;
+    };
+    launch.work_group = shape_text(local);
+    launch.note = describe_work(terms);
+    if (variant(options) == "auto")
+      launch.note += c.fused ? "; variant auto runs fused" : "; variant auto runs passes";
+    return launch;
+  }
+
+  // The settings, resolved for a filter of width F and rank `rank` on a
+  // device with these facts.
+  Choices choose(const DeviceFacts& facts, const RunOptions& options, int F, int rank) const {
+    Choices c;
+    const std::string v = variant(options);
+    c.fused = v == "fused" || (v == "auto" && fused_wins(facts, F, rank));
+    if (c.fused) c.fused_direct = direct_pass(options, "fused-kernel", facts.is_gpu);
+    if (!c.fused) {
+      c.rows_direct = direct_pass(options, "rows", facts.is_gpu && kGpuRowsDirect);
+      c.columns_direct = direct_pass(options, "columns", facts.is_gpu);
+    }
+    c.b = block(facts, options, F, c.fused, "block", c.fused ? c.fused_direct : c.rows_direct);
+    c.cb = c.fused ? c.b : block(facts, options, F, false, "column-block", c.columns_direct);
+    c.unroll = unroll_rows(facts, options, c.fused);
+    return c;
+  }
+
+ private:
+  // Every step's kernel file holds `convolve` with its arguments; checked
+  // here too when the kernels that run are others, so a --kernel file is
+  // refused alike whichever of them runs. (Its seventh and last argument is
+  // `accumulate`.)
+  void require_convolve(const cl::Program& program, const RunOptions& options) const {
+    make_kernel(program, "convolve", label(options)).setArg(6, 0);
+  }
+
+  // --rows, --columns or --fused-kernel: whether that kernel runs without a tile.
+  bool direct_pass(const RunOptions& options, const std::string& name, bool by_default) const {
+    const std::string text = option(options, name);
+    if (text != "auto" && text != "tile" && text != "direct")
+      throw UsageError("--" + name + " must be one of auto, tile, direct, not '" + text + "'");
+    return text == "auto" ? by_default : text == "direct";
+  }
+
+  static void check_constant_bytes(DeviceContext& device, std::size_t bytes, int rank) {
+    const std::size_t limit = device.facts().constant_mem_bytes;
+    if (bytes > limit)
+      throw Error("the fused kernel's " + std::to_string(rank) + " terms need " + std::to_string(bytes) +
+                  " bytes of constant memory, over " + device.facts().name + "'s limit of " +
+                  std::to_string(limit) + " bytes (CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE)");
+  }
+
+  // The fused kernel runs the row pass over F - 1 halo rows too and needs
+  // both its tile and its row sums in local memory, so it wins only at small
+  // widths, where the intermediate image's round trip through global memory
+  // is the larger cost; a full-rank filter (k column passes re-reading the
+  // output) keeps it longer. Without the tile (a GPU's default) it reads the
+  // image once with no local memory at all, and wins longer still. The
+  // widths: the crossover (bench/crossover.sh, docs/results/crossover-*.csv).
+  static bool fused_wins(const DeviceFacts& facts, int F, int rank) {
+    if (facts.is_gpu) return rank == 1 ? F <= 9 : F <= 15;  // without a tile (--fused-kernel)
+    return rank == 1 ? F <= 3 : F <= 7;
+  }
+
+  // --unroll, or the tuned default: on, except the fused kernel on a CPU
+  // (bench/experiments.sh separable; docs/step8-separable.md).
+  bool unroll_rows(const DeviceFacts& facts, const RunOptions& options, bool is_fused) const {
+    const std::string text = option(options, "unroll");
+    if (text != "auto" && text != "on" && text != "off")
+      throw UsageError("--unroll must be one of auto, on, off, not '" + text + "'");
+    if (text != "auto") return text == "on";
+    return !is_fused || facts.is_gpu;
+  }
+
+  // --block or --column-block, or the first of the tuned blocks whose tiles
+  // fit local memory (a pass without a tile: its own tuned block).
+  Shape2 block(const DeviceFacts& facts, const RunOptions& options, int F, bool is_fused,
+               const std::string& name, bool direct) const {
+    const std::string text = option(options, name);
+    if (text != "auto") {
+      auto [bx, by] = parse_size(text, "--" + name, 32);
+      if (bx % 4 != 0)
+        throw UsageError("--" + name + ": the width must be a multiple of 4, not " + std::to_string(bx));
+      return {bx, by};
+    }
+    if (direct) return name == "column-block" ? kDirectColumns : is_fused ? kDirectFused : kDirectRows;
+    // A GPU's passes do best with taller blocks: fewer tile rows loaded per
+    // output, most of all in the column pass (bench/experiments.sh
+    // separable-blocks).
+    const bool gpu = facts.is_gpu;
+    std::vector<Shape2> tuned = {{4, 4}, {4, 2}, {4, 1}};
+    if (gpu && name == "column-block") tuned.insert(tuned.begin(), {Shape2{4, 16}, Shape2{4, 8}});
+    if (gpu && name == "block" && !is_fused) tuned.insert(tuned.begin(), Shape2{4, 8});
+    for (Shape2 b : tuned) {
+      const std::size_t w = static_cast<std::size_t>(options.wg_x) * b.x;
+      const std::size_t h = static_cast<std::size_t>(options.wg_y) * b.y;
+      const std::size_t bytes = is_fused ? sizeof(float) * (round_up(w + F - 1, 4) + w) * (h + F - 1)
+                                : name == "column-block" ? sizeof(float) * w * (h + F - 1)
+                                                         : sizeof(float) * round_up(w + F - 1, 4) * h;
+      if (bytes + 1024 <= facts.local_mem_bytes) return b;  // a KiB spare
+    }
+    return {4, 1};  // too large even so: prepare() reports the limit
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Step> make_step8_separable() { return std::make_unique<SeparableStep>(); }
+
+Step9Defaults step8_default_settings(const DeviceFacts& facts, const Filter& filter, int wg_x, int wg_y) {
+  SeparableStep step;
+  RunOptions options;
+  options.wg_x = wg_x;
+  options.wg_y = wg_y;
+  const Choices c = step.choose(facts, options, filter.width, separate(filter).rank);
+  Step9Defaults d;
+  d.variant = c.fused ? "fused" : "passes";
+  d.settings = {{"block", block_text(c.b)}, {"unroll", c.unroll ? "on" : "off"}};
+  if (c.fused) d.settings["fused-kernel"] = c.fused_direct ? "direct" : "tile";
+  if (!c.fused) {
+    d.settings["column-block"] = block_text(c.cb);
+    d.settings["rows"] = c.rows_direct ? "direct" : "tile";
+    d.settings["columns"] = c.columns_direct ? "direct" : "tile";
+  }
+  return d;
+}
+
+}  // namespace conv

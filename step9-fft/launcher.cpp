@@ -1,0 +1,260 @@
+// Step 9's launcher: the padded image through a forward FFT, a pointwise
+// product with the filter's spectrum (computed here, once), an inverse FFT
+// and a crop. The transform sizes and VkFFT's plans are host-side setup,
+// timed apart from the kernels (the note).
+#include <algorithm>
+#include <cfloat>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <tuple>
+
+#include "common/errors.hpp"
+#include "common/step.hpp"
+#include "step9-fft/fft_plan.hpp"
+
+namespace conv {
+namespace embedded {
+extern const char* const step9_fft_kernel;
+}
+
+namespace {
+
+// The smallest even n >= size whose only prime factors are 2, 3, 5 and 7
+// (VkFFT's fast radices), or the next power of two ("pow2"); small sizes
+// round to powers of two so that plans are shared.
+std::size_t transform_size(std::size_t size, bool pow2) {
+  std::size_t p = 8;
+  while (p < size) p *= 2;
+  if (pow2 || size <= 64) return p;
+  for (std::size_t n = size + size % 2;; n += 2) {
+    std::size_t m = n;
+    for (std::size_t f : {2, 3, 5, 7})
+      while (m % f == 0) m /= f;
+    if (m == 1) return n;
+  }
+}
+
+struct Sizes {
+  std::size_t P, Q;
+  bool forced = false;  // set by CLCONV_FFT_SIZE: refused if its plan fails, never replaced
+};
+
+Sizes sizes_for(const Problem& problem, bool pow2) {
+  // CLCONV_FFT_SIZE=PxQ: other transform sizes, for bench/experiments.sh fft.
+  const char* text = std::getenv("CLCONV_FFT_SIZE");
+  if (text && *text) {
+    unsigned long P = 0, Q = 0;
+    char x = 0, extra = 0;
+    if (std::sscanf(text, "%lu%c%lu%c", &P, &x, &Q, &extra) != 3 || x != 'x' || P % 2 ||
+        P < static_cast<unsigned long>(problem.padded.width) ||
+        Q < static_cast<unsigned long>(problem.padded.height))
+      throw Error(std::string("CLCONV_FFT_SIZE: '") + text + "' is not PxQ, P even, at least the padded image");
+    return {P, Q, true};
+  }
+  return {transform_size(static_cast<std::size_t>(problem.padded.width), pow2),
+          transform_size(static_cast<std::size_t>(problem.padded.height), pow2)};
+}
+
+class FftStep : public Step {
+ public:
+  std::string name() const override { return "step9-fft"; }
+  std::string summary() const override {
+    return "correlation through the FFT (VkFFT): forward, pointwise product, inverse, crop";
+  }
+  std::vector<StepOption> options() const override {
+    return {{"size", "Transform sizes: smooth (the next 2^a 3^b 5^c 7^d) or pow2 (the next power of two)",
+             "smooth", {"smooth", "pow2"}, {}},
+            {"product", "The spectra's product: separate (our kernel between VkFFT's forward and inverse "
+                        "transforms) or fused (VkFFT's convolution mode: one call, the product inside its "
+                        "last axis's kernel); auto: the faster on this device type",
+             "auto", {"auto", "separate", "fused"}, {}}};
+  }
+  std::string embedded_source() const override { return embedded::step9_fft_kernel; }
+  bool exact_sums() const override { return false; }
+
+  // The transform's error is spread over every output, not proportional to
+  // each one's own terms: |out - exact| <= 2 log2(P Q) eps sum|K| max|x| at
+  // every pixel, exact zeros included (docs/step9-fft.md derives it).
+  Comparison compare(const Image& output, const Problem& problem,
+                     const Reference& reference) const override {
+    const Sizes s = sizes_for(problem, false);  // the larger bound of the two size choices
+    const Sizes p = sizes_for(problem, true);
+    const double log_n = std::log2(static_cast<double>(std::max(s.P * s.Q, p.P * p.Q)));
+    double weights = 0, pixels = 0;
+    for (float w : problem.filter.weights) weights += std::fabs(w);
+    for (float x : problem.padded.pixels) pixels = std::max(pixels, static_cast<double>(std::fabs(x)));
+    const double tolerance = 2.0 * log_n * FLT_EPSILON * weights * pixels;
+    Reference bound = reference;  // the comparator's bound is terms * eps * magnitude
+    std::fill(bound.magnitude.begin(), bound.magnitude.end(), tolerance / FLT_EPSILON);
+    return compare_with_reference_terms(output, bound, 1);
+  }
+
+  Launch prepare(DeviceContext& device, const Problem& problem, const RunOptions& options) override {
+    cl::CommandQueue& queue = device.queue();
+    const Image& in = problem.padded;
+    const std::vector<float>& weights = problem.filter.weights;
+    const int in_width = in.width, in_height = in.height;
+    const int out_width = problem.out_width(), out_height = problem.out_height();
+    const int F = problem.filter.width;
+    // The transform: P x Q reals in, Q rows of P/2 + 1 complex values out,
+    // in place, so each row of the spectrum holds row_floats floats.
+    // VkFFT's plan for this size: its own kernels, built and checked once
+    // (host-side setup, kept per context and size). A plan that fails its
+    // self-check gives way to the next sizes up.
+    std::shared_ptr<FftPlan> plan =
+        plan_for(device, sizes_for(problem, option(options, "size") == "pow2"), product(device, options));
+    const Sizes s = {plan->P, plan->Q};
+    const std::size_t bytes = plan->buffer_bytes();
+    const int row_floats = static_cast<int>(2 * (s.P / 2 + 1));
+    const int rows = static_cast<int>(s.Q);
+    const int complex_count = row_floats / 2 * rows;
+
+    // 1. Buffers: the padded image (dense) and the filter go in, the output
+    //    comes out; the image's spectrum and the filter's stay on the device.
+    Launch launch(device);
+    cl::Buffer input =
+        launch.buffer(CL_MEM_READ_ONLY, in.pixels.size() * sizeof(float), "the padded input", in_width);
+    cl::copy(queue, in.pixels.cbegin(), in.pixels.cend(), input);
+    cl::Buffer output = launch.output_buffer(
+        CL_MEM_WRITE_ONLY, sizeof(float) * out_width * out_height, "the output", out_width);
+    cl::Buffer spectrum = launch.buffer(CL_MEM_READ_WRITE, bytes, "the image's spectrum", row_floats);
+    cl::Buffer filter_spectrum = launch.buffer(CL_MEM_READ_WRITE, bytes, "the filter's spectrum", row_floats);
+    cl::Buffer filter = launch.buffer(CL_MEM_READ_ONLY, weights.size() * sizeof(float), "the filter");
+    cl::copy(queue, weights.cbegin(), weights.cend(), filter);
+
+    // 2. The program: our three kernels (the transforms are VkFFT's).
+    cl::Program program = device.program(source(options), "", label(options));
+    // The product first, as every step's `convolve`: a --kernel file
+    // without it, or with other arguments, is refused for it. Its arguments
+    // are set here as well as at each enqueue, so that the refusal holds
+    // when the fused product runs instead of it.
+    const float scale = static_cast<float>(1.0 / (static_cast<double>(s.P) * s.Q));
+    cl::KernelFunctor<cl::Buffer, cl::Buffer, int, float> multiply(
+        make_kernel(program, "convolve", label(options)));
+    multiply.getKernel().setArg(0, spectrum);
+    multiply.getKernel().setArg(1, filter_spectrum);
+    multiply.getKernel().setArg(2, complex_count);
+    multiply.getKernel().setArg(3, scale);
+    cl::KernelFunctor<cl::Buffer, int, int, cl::Buffer, int, int> load(
+        make_kernel(program, "load_padded", label(options)));
+    cl::KernelFunctor<cl::Buffer, int, cl::Buffer, int, int> crop(
+        make_kernel(program, "crop", label(options)));
+
+    // 3. The ranges: load over the whole spectrum, crop over the output,
+    //    both in work-groups of wg_x x wg_y; the product is 1D, over the
+    //    complex values, in groups of as many work-items.
+    const std::size_t wx = options.wg_x, wy = options.wg_y;  // run_step checked the shape
+    check_work_group(device, load.getKernel(), options.wg_x, options.wg_y);
+    check_work_group(device, crop.getKernel(), options.wg_x, options.wg_y);
+    check_work_group(device, multiply.getKernel(), options.wg_x * options.wg_y, 1);
+    const cl::NDRange local(wx, wy);
+    const cl::NDRange multiply_local(wx * wy);
+    const cl::NDRange load_global(round_up(row_floats, wx), round_up(s.Q, wy));
+    const cl::NDRange multiply_global(round_up(complex_count, wx * wy));
+    const cl::NDRange crop_global(round_up(out_width, wx), round_up(out_height, wy));
+
+    // The filter's spectrum, once: K in the corner of a zero P x Q array,
+    // through the forward transform (for the fused product, into the
+    // layout VkFFT's convolution reads).
+    load(cl::EnqueueArgs(queue, load_global, local), filter, F, F, filter_spectrum, row_floats, rows);
+    if (plan->product == FftProduct::fused)
+      plan->set_filter(queue, filter_spectrum);
+    else
+      plan->forward(queue, filter_spectrum);
+    queue.finish();
+
+    // 4. Run: load, forward, product, inverse, crop; the time runs from
+    //    load's start to crop's end, transforms included.
+    auto first = std::make_shared<cl::Event>();
+    launch.run = [=, &queue]() mutable {
+      *first = load(cl::EnqueueArgs(queue, load_global, local), input, in_width, in_height, spectrum,
+                    row_floats, rows);
+      if (plan->product == FftProduct::fused) {
+        plan->convolve(queue, spectrum);  // forward, product, inverse: VkFFT's kernels
+      } else {
+        plan->forward(queue, spectrum);
+        multiply(cl::EnqueueArgs(queue, multiply_global, multiply_local), spectrum, filter_spectrum,
+                 complex_count, scale);
+        plan->inverse(queue, spectrum);
+      }
+      return crop(cl::EnqueueArgs(queue, crop_global, local), spectrum, row_floats, output, out_width,
+                  out_height);
+    };
+    launch.elapsed = [first](const cl::Event& last) { return span_ms(*first, last); };
+    // 5. Read: the output buffer back into an image.
+    launch.read = [=, &queue] {
+      Image result(out_width, out_height);
+      cl::copy(queue, output, result.pixels.begin(), result.pixels.end());
+      return result;
+    };
+    launch.work_group = shape_text(local);  // our three kernels' (VkFFT chooses its own)
+    std::ostringstream note;
+    note.precision(3);
+    note << "transform " << s.P << "x" << s.Q << " for a " << in_width << "x" << in_height
+         << " padded image" << plan->refused << "; VkFFT plan "
+         << (plan->setup_ms > 0 ? std::to_string(static_cast<long>(plan->setup_ms)) + " ms" : "reused")
+         << " (setup, not in the kernel times); VkFFT kernels per axis " << plan->axis_uploads;
+    launch.note = note.str();
+    plan->setup_ms = 0;  // the next launch of this size reuses it
+    return launch;
+  }
+
+ private:
+  // VkFFT compiles its kernels when planning (seconds on a CPU device), so
+  // plans are kept per context and size for the life of the step.
+  // Each new plan first passes its self-check (FftPlan::round_trip_error):
+  // on PoCL, VkFFT's kernels for some sizes (3528x3528, 8232x8232) turn an
+  // image into infinities. Such a plan gives way to the next sizes up, at
+  // most twice, and the note says so; a size set by CLCONV_FFT_SIZE is not
+  // changed, only refused. Every size tried must fit the device's buffers.
+  std::shared_ptr<FftPlan> plan_for(DeviceContext& device, Sizes s, FftProduct product) {
+    const auto key = std::make_tuple(device.context()(), s.P, s.Q, product);
+    auto it = plans.find(key);
+    if (it != plans.end()) return it->second;
+    std::string refused;  // the sizes whose plans failed, for the note
+    double spent = 0;     // and the time they took, set-up too
+    for (int attempt = 0;; ++attempt) {
+      const std::string size = std::to_string(s.P) + "x" + std::to_string(s.Q);
+      check_buffer_size(device, (s.P / 2 + 1) * 2 * s.Q * sizeof(float), "the " + size + " transform");
+      auto plan = std::make_shared<FftPlan>(device, s.P, s.Q, product);
+      const auto t0 = std::chrono::steady_clock::now();
+      const double error = plan->round_trip_error(device.queue());
+      plan->setup_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      if (error <= 1e-3) {  // a correct plan is off by about log2(P Q) eps: 1e-6 here
+        plan->setup_ms += spent;
+        if (!refused.empty()) plan->refused = " (VkFFT's " + refused + " failed its self-check here)";
+        plans[key] = plan;
+        return plan;
+      }
+      std::ostringstream what;
+      what << "VkFFT's " << size << " transform failed its self-check on this device (round trip off by "
+           << error << ")" << (s.forced ? "" : attempt == 2 ? ", as did the two sizes before it" : "");
+      if (s.forced || attempt == 2) throw Error(what.str());
+      refused += (refused.empty() ? "" : ", ") + size;
+      spent += plan->setup_ms;
+      s = {transform_size(s.P + 1, false), transform_size(s.Q + 1, false)};
+    }
+  }
+  std::map<std::tuple<cl_context, std::size_t, std::size_t, FftProduct>, std::shared_ptr<FftPlan>> plans;
+
+  // --product, or the default measured per device type (docs/step9-fft.md).
+  FftProduct product(DeviceContext& device, const RunOptions& options) const {
+    const std::string text = option(options, "product");
+    if (text == "separate") return FftProduct::separate;
+    if (text == "fused") return FftProduct::fused;
+    // bench/crossover.sh on the H200 (fused faster at every width) and one
+    // run on PoCL (separate faster).
+    return device.facts().is_gpu ? FftProduct::fused : FftProduct::separate;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Step> make_step9_fft() { return std::make_unique<FftStep>(); }
+
+}  // namespace conv

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Prints what step N changed against step N-1: the kernel, then the launcher
+# (the host half: ranges, build options, buffer layout):
+#   tools/diff-steps.sh 3        # step2-constant -> step3-local
+#   tools/diff-steps.sh 5 -U8    # more context
+# Extra arguments go to diff (for example --color=always, or -U10).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+usage="usage: tools/diff-steps.sh N [diff options]   (N: a step with a step before it)"
+[ $# -ge 1 ] || { echo "$usage" >&2; exit 2; }
+n="$1"
+shift
+[[ "$n" =~ ^[0-9]+$ ]] || { echo "diff-steps.sh: '$n' is not a step number; $usage" >&2; exit 2; }
+step_dir() {  # the folder of step $1, or nothing
+  local d
+  for d in step"$1"-*/; do [ -d "$d" ] && { echo "$d"; return 0; }; done
+  return 0
+}
+# A step that changes the algorithm does not edit the kernel before it: its
+# kernel is diffed against the closest earlier one, and the script says so
+# first (on stderr, so that the diff itself stays a patch).
+base=$((n - 1))
+case "$n" in
+  8) base=6
+     echo "diff-steps.sh: step 8 changes the algorithm (the filter as separable terms, two 1D passes);" \
+          "against step 6, whose register-blocked rows its passes reuse" >&2 ;;
+  9) base=1
+     echo "diff-steps.sh: step 9 changes the algorithm (correlation through the FFT, VkFFT's kernels);" \
+          "its own kernel, the spectra's product, one work-item per element, against step 1's" >&2 ;;
+esac
+new=$(step_dir "$n")
+old=$(step_dir "$base")
+steps=$(ls -d step[0-9]*-*/ | tr -d / | xargs)
+[ -n "$new" ] || { echo "diff-steps.sh: there is no step $n (steps: $steps)" >&2; exit 2; }
+[ -n "$old" ] || { echo "diff-steps.sh: step $n has no step $base before it (steps: $steps)" >&2; exit 2; }
+status=0
+for file in convolve.cl launcher.cpp; do
+  [ -f "$old$file" ] && [ -f "$new$file" ] || continue
+  # diff exits 1 when the files differ, which is the point here.
+  diff -u "$@" "$old$file" "$new$file" || { rc=$?; [ $rc -eq 1 ] || status=$rc; }
+done
+exit "$status"

@@ -1,0 +1,226 @@
+// The tour: the serial baseline and every registered step on one image and
+// filter, side by side, with speedups and the share of the device's measured
+// limits. Every step in common/registry.cpp is run here.
+#include <iostream>
+#include <map>
+
+#include "common/cli.hpp"
+#include "common/errors.hpp"
+#include "common/roofline.hpp"
+#include "common/parse.hpp"
+#include "common/reference.hpp"
+#include "common/registry.hpp"
+#include "common/report.hpp"
+
+using namespace conv;
+
+int main(int argc, char** argv) {
+  return guarded_main("tour", [&]() -> int {
+    CLI::App app(
+        "tour: the serial baseline and every step on one image and filter, in one table "
+        "(median kernel time, speedups, GFLOP/s, GB/s, % of the device's measured limit, "
+        "max error against the serial reference)",
+        "tour");
+    DeviceOptions device_options;
+    ProblemOptions problem_options;
+    std::string wg = "16x16";
+    int reps = 10, serial_reps = 3;
+    bool csv = false, reprobe = false, all_variants = false;
+    std::vector<std::string> set_texts;
+    add_problem_options(app, problem_options);
+    app.add_option("--wg", wg, "Work-group shape WxH for every step")->capture_default_str();
+    app.add_option("--reps", reps, "Timed launches per step")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 100000));
+    app.add_option("--serial-reps", serial_reps, "Timed runs of the serial baseline")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 1000));
+    app.add_flag("--all-variants", all_variants,
+                 "One row per variant, not only each step's default (and the variant the next step "
+                 "builds on, which x prev needs)");
+    app.add_option("--set", set_texts,
+                   "A step's own option, NAME=VALUE (for example bank=4: step 6 applies the filter "
+                   "and three more in one pass); steps without it ignore it. A bank's row counts "
+                   "all its planes, and its speedups compare the time per filter");
+    app.add_flag("--reprobe", reprobe, "Measure the device limits again instead of using the cache");
+    app.add_flag("--csv", csv, "Print CSV (one header row) instead of a table");
+    add_device_options(app, device_options);
+    if (int rc = parse_command_line(app, argc, argv); rc >= 0) return rc;
+
+    RunOptions run;
+    std::tie(run.wg_x, run.wg_y) = parse_size(wg, "--wg", 1 << 14);
+    auto steps = all_steps();
+    // --set NAME=VALUE: for the steps that have the option. Every run the
+    // tour will make is checked now, before any work (common/step.hpp).
+    std::map<std::string, std::string> sets;
+    std::vector<std::string> names;
+    for (const auto& text : set_texts) {
+      const auto [name, value] = split_setting(text, "--set");
+      names.push_back(name);
+      add_setting(sets, name, value);
+    }
+    // The variants each step runs: its first, the one the next step builds
+    // on, or with --all-variants every one.
+    auto variants_of = [&](std::size_t i) {
+      const auto all = steps[i]->variants();
+      if (all_variants) return all;
+      std::vector<std::string> variants = {all.front()};
+      const std::string next_builds_on = i + 1 < steps.size() ? steps[i + 1]->builds_on() : "";
+      if (!next_builds_on.empty() && next_builds_on != all.front()) variants.push_back(next_builds_on);
+      return variants;
+    };
+    // A setting is refused only when no variant that runs uses it, and
+    // given to those that do.
+    std::vector<StepVariants> runs;
+    for (std::size_t i = 0; i < steps.size(); ++i) runs.push_back({steps[i].get(), variants_of(i)});
+    check_setting_names(runs, names, "the tour picks them; see --all-variants");
+    auto options_for = [&](const Step& step, const std::string& variant) {
+      RunOptions options = run;
+      options.values["variant"] = variant;
+      for (const auto& o : step.options())
+        if (sets.count(o.name) && step.uses(o.name, variant)) options.values[o.name] = sets[o.name];
+      return options;
+    };
+    for (std::size_t i = 0; i < steps.size(); ++i)
+      for (const auto& variant : variants_of(i)) steps[i]->check_options(options_for(*steps[i], variant));
+    const Border border = parse_border(problem_options.border);
+    const Filter filter = parse_filter_spec(problem_options.filter);
+    const Image image = load_image_spec(problem_options.image);
+    const Problem problem = make_problem(image, filter, border);
+    DeviceContext device(device_options.choice);
+    const auto& facts = device.facts();
+
+    std::cerr << "tour: " << facts.name << ", " << image.width << "x" << image.height
+              << ", filter " << filter.name << "\n";
+    const DeviceLimits limits = device_limits(device, reprobe, [](const std::string& line) {
+      std::cerr << "tour: " << line << "\n";  // only when it measures
+    });
+    std::cerr << "tour: serial reference and baseline...\n";
+    const Reference reference = reference_correlate(problem.padded, filter);
+
+    const double outputs = static_cast<double>(problem.out_width()) * problem.out_height();
+    const double flops = 2.0 * filter.width * filter.width * outputs;
+    const double bytes = 4.0 * (static_cast<double>(problem.padded.pixels.size()) + outputs);
+    auto base_row = [&](const std::string& step, const std::string& variant) {
+      return problem_row(facts, step, variant, problem);
+    };
+    // `step` checks the output with its own error bound; null: the serial loop.
+    // A bank of `planes` filters (--set bank=N) counts all its outputs, and
+    // its speedups compare the time per filter.
+    auto finish_row = [&](Row& row, const Stats& stats, const Image& output, double serial_ms,
+                          double prev_ms, const Step* step, int planes = 1) {
+      fill_metrics(row, stats, static_cast<long long>(problem.padded.pixels.size()), planes);
+      const auto share = roofline_share(limits, flops * planes, bytes + 4.0 * outputs * (planes - 1),
+                                        stats.median_ms);
+      row.pct_limit = share.percent;
+      row.limit = share.limit;
+      row.speedup_serial = serial_ms * planes / stats.median_ms;
+      row.speedup_prev = prev_ms * planes / stats.median_ms;
+      const auto cmp = step ? step->compare(output, problem, reference)
+                            : compare_with_reference(output, reference, filter.width);
+      row.max_abs_err = cmp.max_abs_err;
+      row.max_rel_err = cmp.max_rel_err;
+      return cmp;
+    };
+
+    std::vector<Row> rows;
+    Image serial_out;
+    const Stats serial = time_host([&] { serial_out = serial_correlate(problem.padded, filter); },
+                                   serial_reps);
+    Row serial_row = base_row("serial", "float-loop");
+    finish_row(serial_row, serial, serial_out, serial.median_ms, NAN, nullptr);
+    serial_row.wg = "";
+    rows.push_back(serial_row);
+
+    // "x prev" isolates one idea: a step's first variant over the variant of
+    // the step before that it builds on (Step::builds_on), a later variant
+    // over its own step's first. Without --all-variants the tour still runs
+    // each variant a later step builds on.
+    int failures = 0;
+    Row fastest;  // the quickest correct step: the one to use for this filter
+    bool banks = false;  // a row computed several planes
+    std::map<std::string, double> measured_ms;  // "step variant" -> median
+    std::string baseline_key = "serial";
+    measured_ms[baseline_key] = serial.median_ms;
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+      auto& step = steps[i];
+      const auto all = step->variants();
+      const std::string next_builds_on = i + 1 < steps.size() ? steps[i + 1]->builds_on() : "";
+      for (const auto& variant : variants_of(i)) {
+        const std::string key = step->name() + " " + variant;
+        const std::string compared_with =
+            variant == all.front() ? baseline_key : step->name() + " " + all.front();
+        const double prev_ms = measured_ms.count(compared_with) ? measured_ms[compared_with] : NAN;
+        const RunOptions options = options_for(*step, variant);
+        const std::string described = step->describe(options);
+        std::cerr << "tour: " << step->name() << (described != "default" ? " " + described : "") << "...\n";
+        try {
+          RunResult result = run_step(*step, device, problem, options, reps);
+          Row row = base_row(step->name(), described);
+          row.wg = result.work_group;
+          auto cmp = finish_row(row, result.stats, result.output, serial.median_ms, prev_ms,
+                                step.get(), result.planes);
+          if (!result.note.empty()) std::cerr << "tour: " << step->name() << ": " << result.note << "\n";
+          banks |= result.planes > 1;
+          // A bank computes other filters too: it is no way to apply this one.
+          if (cmp.passed() && result.planes == 1 && (fastest.step.empty() || row.median_ms < fastest.median_ms))
+            fastest = row;
+          if (!cmp.passed()) {
+            std::cerr << "tour: " << step->name() << " " << described << " is WRONG: "
+                      << cmp.describe() << "\n";
+            ++failures;
+          }
+          rows.push_back(row);
+          measured_ms[key] = row.median_ms / result.planes;
+        } catch (const UsageError&) {
+          throw;
+        } catch (const std::exception& e) {
+          std::cerr << "tour: " << step->name() << " " << described << " failed: " << e.what() << "\n";
+          ++failures;
+        }
+      }
+      baseline_key = step->name() + " " + (next_builds_on.empty() ? all.front() : next_builds_on);
+    }
+
+    if (csv) {
+      write_csv_header(std::cout);
+      for (const auto& row : rows) write_csv_row(std::cout, row);
+    } else {
+      std::cout << "Device: " << facts.name << " (" << facts.platform << ", driver "
+                << facts.driver << ", " << facts.compute_units << " compute units)\n"
+                << "Measured limits: copy " << limits.copy_gbps << " GB/s, FMA "
+                << limits.fma_gflops << " GFLOP/s\n"
+                << "Problem: " << image.width << "x" << image.height << ", filter " << filter.name
+                << " (" << filter.width << "x" << filter.width << "), border "
+                << border_name(border) << ", work-group " << wg << ", median of " << reps
+                << " launches\n\n";
+      write_table(std::cout, rows, true);
+      // The legend: what a first reader of this table needs (docs/step1-naive.md
+      // shows the table measured on a CPU and on a GPU).
+      std::cout
+          << "\nmedian ms, min ms: the middle and the fastest of the timed launches (kernel time, from\n"
+             "  OpenCL's profiling events). Compare medians; a wide gap between the two means a busy machine.\n"
+             "GFLOP/s, GB/s: 2 F^2 flops per output pixel; one read of the padded input, one write of the output.\n"
+             "x serial: the serial loop's time over the row's (above 1: faster than the loop).\n"
+             "x prev: a step's first variant over the variant of the step before that it builds on, a later\n"
+             "  variant over its own step's first.\n"
+             "% limit: the row's share of the limit that binds at this filter width, the measured FMA rate (fma)\n"
+             "  or copy bandwidth (copy) above; data a cache holds can pass 100 (docs/step1-naive.md, Measured).\n"
+             "max abs err: the largest difference from the exact answer (the serial reference, summed in double).\n";
+      if (!facts.is_gpu)
+        std::cout << "On a CPU the serial loop runs on one core and the steps on all of them, yet the early steps can\n"
+                     "  be slower: PoCL runs their work-items one at a time without SIMD (tools/pocl-vectorizer.sh 1\n"
+                     "  says whether it vectorised), each with its own index and range arithmetic, step 3 also copies\n"
+                     "  a tile and waits at a barrier, and on a shared machine the second core may be busy. The later\n"
+                     "  steps give the compiler constant widths, vectors and blocks.\n";
+      if (banks)
+        std::cout << "bank=N: the filter and N - 1 more in one pass; GFLOP/s, GB/s and % of limit count "
+                     "all N planes, x serial and x prev compare the time per filter.\n";
+    }
+    if (!fastest.step.empty())
+      (csv ? std::cerr : std::cout) << (csv ? "tour: " : "\n") << "Fastest for " << filter.name
+                                    << " here: " << fastest.step << " (" << fastest.variant << ", "
+                                    << fastest.median_ms << " ms)\n";
+    return failures == 0 ? 0 : 1;
+  });
+}
