@@ -6,19 +6,11 @@
 #include <cstdlib>
 #include <iomanip>
 #include <iostream>
-#include <memory>
 #include <new>
 #include <sstream>
 
 #include "common/errors.hpp"
 #include "common/filter.hpp"
-#include "common/image.hpp"
-#include "common/parse.hpp"
-#include "common/program.hpp"
-#include "common/reference.hpp"
-#include "common/report.hpp"
-#include "common/supervisor.hpp"
-#include "common/watchdog.hpp"
 
 namespace conv {
 

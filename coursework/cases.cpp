@@ -13,7 +13,6 @@
 #include "common/program.hpp"
 #include "common/registry.hpp"
 #include "common/random_inputs.hpp"
-#include "coursework/student_kernel.hpp"
 
 namespace conv::grade {
 

@@ -28,7 +28,6 @@ and everything between the markers is replaced by the table that the named
 generator makes from the CSV files (see GENERATORS below). Figures need
 matplotlib (Debian: python3-matplotlib); tables need only the standard library.
 """
-import csv
 import glob
 import os
 import re

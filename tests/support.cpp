@@ -1,18 +1,8 @@
 #include "tests/support.hpp"
 
-
-#include <cctype>
 #include <cstdlib>
-#include <filesystem>
-#include <iostream>
-#include <map>
-#include <memory>
 #include <sstream>
 #include <stdlib.h>
-
-#include "common/errors.hpp"
-#include "common/parse.hpp"
-#include "common/program.hpp"
 
 namespace conv::test {
 
