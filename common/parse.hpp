@@ -20,7 +20,7 @@ std::vector<std::string> split_list(const std::string& text, const std::string& 
 // A whole positive decimal integer no larger than max.
 int parse_positive_int(const std::string& text, const std::string& what, int max);
 
-// The sizes a filter bank can have (step 6's --bank, the volume's): OpenCL's
+// The sizes a filter bank can have (the filter bank's (step6-bank), the volume's): OpenCL's
 // vector widths 1, 2, 4, 8 and 16.
 bool valid_bank_size(int bank);
 // "1,4,16" -> {1, 4, 16}; UsageError naming --bank for anything else.

@@ -26,15 +26,12 @@ RunResult run_step(Step& step, DeviceContext& device, const Problem& problem,
   check_work_group_shape(device, options.wg_x, options.wg_y);
   Launch launch = step.prepare(device, problem, options);
   RunResult result;
-  result.planes = static_cast<int>(step.plane_filters(problem, options).size());
   result.stats = run_launch(launch, reps, warmup, [&] {
     result.output = launch.read();
-    if (result.output.width != problem.out_width() ||
-        result.output.height != problem.out_height() * result.planes)
+    if (result.output.width != problem.out_width() || result.output.height != problem.out_height())
       throw Error(step.name() + ": the launch read back " + std::to_string(result.output.width) + "x" +
                   std::to_string(result.output.height) + ", not " + std::to_string(problem.out_width()) +
-                  "x" + std::to_string(problem.out_height()) +
-                  (result.planes > 1 ? " x " + std::to_string(result.planes) + " planes" : ""));
+                  "x" + std::to_string(problem.out_height()));
     check_result(result.output);
   });
   result.work_group = launch.work_group;

@@ -19,7 +19,6 @@ Stats run_launch(Launch& launch, int reps, int warmup, const std::function<void(
 
 struct RunResult {
   Image output;   // from the first launch, into a poisoned buffer; checked by check_result()
-  int planes = 1; // output planes, one under another (Step::plane_filters)
   Stats stats;    // of the timed launches
   std::string work_group;
   std::string note;  // Launch::note
@@ -28,7 +27,7 @@ struct RunResult {
 // A step's launch through run_launch: the first run's output is the
 // result. Throws KernelFault when it holds untouched or non-finite pixels,
 // or a launch wrote outside its buffers; Error when it is not the size of
-// the output times the step's planes.
+// the output.
 RunResult run_step(Step& step, DeviceContext& device, const Problem& problem,
                    const RunOptions& options, int reps, int warmup = 1);
 

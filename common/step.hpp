@@ -102,15 +102,9 @@ class Step {
   // another sum (a separable decomposition, a transform).
   virtual Comparison compare(const Image& output, const Problem& problem,
                              const Reference& reference) const;
-  // The filters whose outputs the launch's read() returns, one plane each,
-  // stacked one under another: the problem's filter alone, unless the step
-  // applies a bank of filters at once (step 6's --bank).
-  virtual std::vector<Filter> plane_filters(const Problem& problem, const RunOptions&) const {
-    return {problem.filter};
-  }
   // Whether these options build a --kernel file (RunOptions::kernel_source)
   // in place of the embedded kernel: false where they build another kernel
-  // of the step's own (step 6's --bank above 1 builds bank.cl).
+  // of the step's own (step 7's --tile off builds convolve_direct).
   virtual bool builds_kernel_file(const RunOptions&) const { return true; }
   // True when every output is one plain sum of input x weight products, so
   // an impulse reproduces the filter bit for bit.

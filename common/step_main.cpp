@@ -81,7 +81,7 @@ void print_report(const Step& step, const DeviceFacts& facts, const Problem& pro
                   const RunOptions& run, const RunResult& result, const Comparison* cmp, bool csv) {
   Row row = problem_row(facts, step.name(), step.describe(run), problem);
   row.wg = result.work_group;
-  fill_metrics(row, result.stats, static_cast<long long>(problem.padded.pixels.size()), result.planes);
+  fill_metrics(row, result.stats, static_cast<long long>(problem.padded.pixels.size()));
   if (cmp) {
     row.max_abs_err = cmp->max_abs_err;
     row.max_rel_err = cmp->max_rel_err;

@@ -199,7 +199,7 @@ void impulse(Step& step, std::mt19937& rng) {
         inexact_impulse(step, problem, r);
         continue;
       }
-      const std::vector<Filter> planes = step.plane_filters(problem, options);
+      const std::vector<Filter> planes = {problem.filter};
       REQUIRE(r.output.height == problem.out_height() * static_cast<int>(planes.size()));
       int mismatches = 0;
       for (std::size_t k = 0; k < planes.size(); ++k)
@@ -236,7 +236,7 @@ void constant(Step& step, std::mt19937& rng) {
         CHECK(cmp.passed());
         continue;
       }
-      const std::vector<Filter> planes = step.plane_filters(problem, options);
+      const std::vector<Filter> planes = {problem.filter};
       REQUIRE(r.output.height == problem.out_height() * static_cast<int>(planes.size()));
       const std::size_t plane_pixels = r.output.pixels.size() / planes.size();
       for (std::size_t k = 0; k < planes.size(); ++k) {

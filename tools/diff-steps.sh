@@ -11,9 +11,9 @@ usage="usage: tools/diff-steps.sh N [diff options]   (N: a step with a step befo
 n="$1"
 shift
 [[ "$n" =~ ^[0-9]+$ ]] || { echo "diff-steps.sh: '$n' is not a step number; $usage" >&2; exit 2; }
-step_dir() {  # the folder of step $1, or nothing
+step_dir() {  # the folder of step $1 (the one with a convolve.cl, not step6-bank/ or step6-volume/), or nothing
   local d
-  for d in step"$1"-*/; do [ -d "$d" ] && { echo "$d"; return 0; }; done
+  for d in step"$1"-*/; do [ -f "${d}convolve.cl" ] && { echo "$d"; return 0; }; done
   return 0
 }
 # A step that changes the algorithm does not edit the kernel before it: its

@@ -97,9 +97,7 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     app.add_option("--set", set_texts,
                    "A step's own option and the values to sweep, NAME=V1,V2 (for example "
-                   "aligned=on,off or block=4x4,8x8); steps without it ignore it. A filter bank's "
-                   "rows (step 6's bank=N) count all N planes, and their speedups compare the time "
-                   "per filter");
+                   "aligned=on,off or block=4x4,8x8); steps without it ignore it");
     app.add_option("--border", border_text, "zero or clamp")->capture_default_str();
     app.add_option("--reps", reps, "Timed launches per run")->capture_default_str()->check(CLI::Range(1, 100000));
     app.add_flag("--serial", serial, "Also time the serial baseline per image and filter");
@@ -254,15 +252,12 @@ int main(int argc, char** argv) {
             return problem_row(device.facts(), step, variant, problem);
           };
           // `step` checks the output with its own error bound; null: the serial loop.
-          // A bank of `planes` filters (step 6's --bank) counts all its outputs.
-          auto finish = [&](Row& row, const Stats& stats, const Image& out, double serial_ms,
-                            const Step* step, int planes = 1) {
-            fill_metrics(row, stats, static_cast<long long>(problem.padded.pixels.size()), planes);
-            const auto share = roofline_share(limits, flops * planes, bytes + 4.0 * outputs * (planes - 1),
-                                              stats.median_ms);
+          auto finish = [&](Row& row, const Stats& stats, const Image& out, double serial_ms, const Step* step) {
+            fill_metrics(row, stats, static_cast<long long>(problem.padded.pixels.size()));
+            const auto share = roofline_share(limits, flops, bytes, stats.median_ms);
             row.pct_limit = share.percent;
             row.limit = share.limit;
-            if (serial_ms > 0) row.speedup_serial = serial_ms * planes / stats.median_ms;  // per filter
+            if (serial_ms > 0) row.speedup_serial = serial_ms / stats.median_ms;
             if (!no_check) {
               const auto cmp = step ? step->compare(out, problem, reference)
                                     : compare_with_reference(out, reference, filter.width);
@@ -324,12 +319,11 @@ int main(int argc, char** argv) {
                 Row row = row_for(step->name(), step->describe(options) +
                                                     (kernel_file.empty() ? "" : " kernel=" + kernel_file));
                 row.wg = result.work_group;
-                finish(row, result.stats, result.output, serial_ms, step.get(), result.planes);
+                finish(row, result.stats, result.output, serial_ms, step.get());
                 const std::string first = step->variants().front();
                 const double over = variant != first && this_step_ms.count(first) ? this_step_ms[first] : prev_ms;
-                const double per_plane_ms = row.median_ms / result.planes;  // a bank: per filter
-                if (over > 0) row.speedup_prev = over / per_plane_ms;
-                this_step_ms.emplace(variant, per_plane_ms);
+                if (over > 0) row.speedup_prev = over / row.median_ms;
+                this_step_ms.emplace(variant, row.median_ms);
                 emit(row);
               }
               prev_step_ms = this_step_ms;

@@ -39,9 +39,8 @@ int main(int argc, char** argv) {
                  "One row per variant, not only each step's default (and the variant the next step "
                  "builds on, which x prev needs)");
     app.add_option("--set", set_texts,
-                   "A step's own option, NAME=VALUE (for example bank=4: step 6 applies the filter "
-                   "and three more in one pass); steps without it ignore it. A bank's row counts "
-                   "all its planes, and its speedups compare the time per filter");
+                   "A step's own option, NAME=VALUE (for example block=8x2: the block of steps 6 and "
+                   "7); steps without it ignore it");
     app.add_flag("--reprobe", reprobe, "Measure the device limits again instead of using the cache");
     app.add_flag("--csv", csv, "Print CSV (one header row) instead of a table");
     add_device_options(app, device_options);
@@ -105,17 +104,14 @@ int main(int argc, char** argv) {
       return problem_row(facts, step, variant, problem);
     };
     // `step` checks the output with its own error bound; null: the serial loop.
-    // A bank of `planes` filters (--set bank=N) counts all its outputs, and
-    // its speedups compare the time per filter.
     auto finish_row = [&](Row& row, const Stats& stats, const Image& output, double serial_ms,
-                          double prev_ms, const Step* step, int planes = 1) {
-      fill_metrics(row, stats, static_cast<long long>(problem.padded.pixels.size()), planes);
-      const auto share = roofline_share(limits, flops * planes, bytes + 4.0 * outputs * (planes - 1),
-                                        stats.median_ms);
+                          double prev_ms, const Step* step) {
+      fill_metrics(row, stats, static_cast<long long>(problem.padded.pixels.size()));
+      const auto share = roofline_share(limits, flops, bytes, stats.median_ms);
       row.pct_limit = share.percent;
       row.limit = share.limit;
-      row.speedup_serial = serial_ms * planes / stats.median_ms;
-      row.speedup_prev = prev_ms * planes / stats.median_ms;
+      row.speedup_serial = serial_ms / stats.median_ms;
+      row.speedup_prev = prev_ms / stats.median_ms;
       const auto cmp = step ? step->compare(output, problem, reference)
                             : compare_with_reference(output, reference, filter.width);
       row.max_abs_err = cmp.max_abs_err;
@@ -138,7 +134,6 @@ int main(int argc, char** argv) {
     // each variant a later step builds on.
     int failures = 0;
     Row fastest;  // the quickest correct step: the one to use for this filter
-    bool banks = false;  // a row computed several planes
     std::map<std::string, double> measured_ms;  // "step variant" -> median
     std::string baseline_key = "serial";
     measured_ms[baseline_key] = serial.median_ms;
@@ -158,12 +153,9 @@ int main(int argc, char** argv) {
           RunResult result = run_step(*step, device, problem, options, reps);
           Row row = base_row(step->name(), described);
           row.wg = result.work_group;
-          auto cmp = finish_row(row, result.stats, result.output, serial.median_ms, prev_ms,
-                                step.get(), result.planes);
+          auto cmp = finish_row(row, result.stats, result.output, serial.median_ms, prev_ms, step.get());
           if (!result.note.empty()) std::cerr << "tour: " << step->name() << ": " << result.note << "\n";
-          banks |= result.planes > 1;
-          // A bank computes other filters too: it is no way to apply this one.
-          if (cmp.passed() && result.planes == 1 && (fastest.step.empty() || row.median_ms < fastest.median_ms))
+          if (cmp.passed() && (fastest.step.empty() || row.median_ms < fastest.median_ms))
             fastest = row;
           if (!cmp.passed()) {
             std::cerr << "tour: " << step->name() << " " << described << " is WRONG: "
@@ -171,7 +163,7 @@ int main(int argc, char** argv) {
             ++failures;
           }
           rows.push_back(row);
-          measured_ms[key] = row.median_ms / result.planes;
+          measured_ms[key] = row.median_ms;
         } catch (const UsageError&) {
           throw;
         } catch (const std::exception& e) {
@@ -213,9 +205,6 @@ int main(int argc, char** argv) {
                      "  says whether it vectorised), each with its own index and range arithmetic, step 3 also copies\n"
                      "  a tile and waits at a barrier, and on a shared machine the second core may be busy. The later\n"
                      "  steps give the compiler constant widths, vectors and blocks.\n";
-      if (banks)
-        std::cout << "bank=N: the filter and N - 1 more in one pass; GFLOP/s, GB/s and % of limit count "
-                     "all N planes, x serial and x prev compare the time per filter.\n";
     }
     if (!fastest.step.empty())
       (csv ? std::cerr : std::cout) << (csv ? "tour: " : "\n") << "Fastest for " << filter.name

@@ -1,8 +1,8 @@
 // build/bin/step6-bank: step 6's filter bank, timed. For each bank size N,
-// step 6 with --bank N (the filter random:F:SEED and N - 1 more, seeds
-// SEED + 1 ...: one pass of bank.cl) against N separate passes of step 6
-// with --bank 1, each at its own default block (default_bank_block) unless
-// --block sets one for both; the fused row's speedup_prev is separate / fused.
+// the filter random:F:SEED and N - 1 more (seeds SEED + 1 ...) in one pass
+// of bank.cl, against N separate passes of step 6, each at its own default
+// block (default_bank_block) unless --block sets one for both; the fused
+// row's speedup_prev is separate / fused.
 //   build/bin/step6-bank --filter-width 5 --bank 1,4,16 --verify
 #include <algorithm>
 #include <iostream>
@@ -12,19 +12,17 @@
 #include "common/errors.hpp"
 #include "common/parse.hpp"
 #include "common/report.hpp"
-#include "step6-multioutput/extras.hpp"
-#include "step6-multioutput/tuning.hpp"
+#include "step6-bank/bank.hpp"
 
 using namespace conv;
 
 int main(int argc, char** argv) {
   return guarded_main("step6-bank", [&]() -> int {
-    CLI::App app("step6-bank: step 6's --bank N (N filters in one pass of bank.cl, floatN sums) against N "
-                 "separate passes of step 6 with --bank 1 (block 4x4 unless --block sets both; the "
-                 "weights in constant memory and the rows loops, what bank.cl widens); the separate "
-                 "row's times are the sums of the passes' own, and both rows name the fused block",
+    CLI::App app("step6-bank: N filters in one pass of bank.cl (step 6's kernel with floatN weights and "
+                 "sums) against N separate passes of step 6 (block 4x4 unless --block sets both); the "
+                 "separate row's times are the sums of the passes' own, and both rows name the fused block",
                  "step6-bank");
-    ExtrasOptions o;
+    BankOptions o;
     std::string image_spec = "synthetic:2048x2048", border_text = "zero";
     std::string wg = "16x16", block_text;
     int width = 7;
@@ -37,7 +35,7 @@ int main(int argc, char** argv) {
     app.add_option("--wg", wg, "Work-group shape WxH")->capture_default_str();
     app.add_option("--block", block_text, "Outputs per work-item WxH, W a multiple of 4 "
                                           "(default: 4x4 for banks of 1-2, 4x2 for 4, 4x1 for 8-16)");
-    add_extras_options(app, o, "Check every output plane against the serial reference; exit 1 if over tolerance");
+    add_bank_options(app, o);
     if (int rc = parse_command_line(app, argc, argv); rc >= 0) return rc;
     const std::vector<int> banks = parse_bank_list(o.banks);
     auto [wg_x, wg_y] = parse_size(wg, "--wg", 1 << 14);
@@ -58,16 +56,16 @@ int main(int argc, char** argv) {
     const Image& padded = problem.padded;
 
     DeviceContext device(o.device.choice);
-    const DeviceLimits limits = extras_limits(device, o, "step6-bank");
-    auto step = make_step6_multioutput();
+    const DeviceLimits limits = bank_limits(device, o);
     std::vector<Row> rows;
     std::string failure;  // the first plane over tolerance
     for (int bank : banks) {
       if (!o.csv) std::cerr << "step6-bank: bank of " << bank << "...\n";
-      const RunOptions options = bank_options(bank, block, wg_x, wg_y);
-      const std::string block_note = " block=" + options.values.at("block");
-      const RunResult fused = run_step(*step, device, problem, options, o.reps);
-      const Stats separate = time_separate_passes(device, problem, bank, block, wg_x, wg_y, o.reps);
+      const std::vector<Filter> filters = bank_filters(problem.filter, bank);
+      const auto [bx, by] = block.first > 0 ? block : default_bank_block(bank);
+      const std::string block_note = " block=" + std::to_string(bx) + "x" + std::to_string(by);
+      const RunResult fused = run_bank(device, problem, filters, block, wg_x, wg_y, o.reps);
+      const Stats separate = time_separate_passes(device, problem, filters, block, wg_x, wg_y, o.reps);
 
       const double outputs = static_cast<double>(image.width) * image.height;
       const double flops = 2.0 * width * width * outputs * bank;
@@ -101,7 +99,6 @@ int main(int argc, char** argv) {
       row.speedup_prev = separate.median_ms / fused.stats.median_ms;
       if (o.verify) {
         row.max_abs_err = row.max_rel_err = 0;
-        const std::vector<Filter> filters = step->plane_filters(problem, options);
         const std::vector<Image> planes = split_planes(fused.output, bank);
         for (int k = 0; k < bank; ++k) {
           const Comparison cmp =

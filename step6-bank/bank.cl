@@ -1,15 +1,14 @@
-// Step 6, filter bank: the register-blocked kernel of convolve.cl applied
+// Step 6's filter bank (docs/step6-multioutput.md): the register-blocked kernel of convolve.cl applied
 // with BANK filters at once. Every weight is a floatBANK (weight (r, c) of
 // each filter side by side) and every sum is one too, so each tile value
 // loaded into registers feeds BLOCK_X * F * BANK multiply-adds instead of
 // BLOCK_X * F. The BANK results of one pixel are stored side by side
 // (pixel-major, one aligned floatBANK per pixel); the host splits them into BANK
-// output planes. BANK is 1, 2, 4, 8 or 16; with 1 it computes what
-// convolve.cl computes. It has none of convolve.cl's switches but
-// UNROLL_ROWS (the weights stay in constant memory, the copy and the block
-// keep their row shapes), so `diff -u convolve.cl bank.cl` shows those
-// branches gone and the whole idea: the types of the weights and the sums,
-// and the store.
+// output planes. BANK is 1, 2, 4, 8 or 16; with 1 it computes what step
+// 6's convolve.cl computes, and
+//   diff -u step6-multioutput/convolve.cl step6-bank/bank.cl
+// shows the whole idea: the types of the weights and the sums, and the
+// store.
 
 #define CAT(a, b) a##b
 #define XCAT(a, b) CAT(a, b)
@@ -55,11 +54,6 @@ __kernel void convolve(__global const float* input,   // padded, in_pitch floats
     for (int bx = 0; bx < BLOCK_X; bx++) sum[by][bx] = (weights_t)(0.0f);
   }
   // Tile row j meets output row by of the block through filter row j - by.
-  // With -D UNROLL_ROWS the compiler unrolls this loop too, so each weight
-  // is loaded once (good for small filters, on some devices; see the lesson).
-#ifdef UNROLL_ROWS
-#pragma unroll
-#endif
   for (int j = 0; j < BLOCK_Y + F - 1; j++) {
     float row[4 * ROW_FLOAT4S];
     const int t = (ly * BLOCK_Y + j) * tile_width + lx * BLOCK_X;

@@ -1,0 +1,16 @@
+#include <cstring>
+
+#include "common/step_main.hpp"
+#include "step7-tuned/tuner.hpp"
+
+namespace conv {
+std::unique_ptr<Step> make_step7_tuned();
+}
+
+// With --tune, the tuner (tuner.cpp); otherwise the step, as every step runs.
+int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--tune") == 0) return conv::tune_main(argc, argv);
+  auto step = conv::make_step7_tuned();
+  return conv::step_main(argc, argv, *step);
+}

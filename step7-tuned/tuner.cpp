@@ -1,0 +1,241 @@
+// build/bin/step7-tuned --tune: the search (docs/step7-tuned.md). For each
+// filter width, every configuration of the search space that the device's
+// limits allow, in the order search_space gives, until the time budget is
+// spent: each is first checked against the serial reference on a small
+// random problem, then timed on the problem given; the fastest is stored
+// for this device, driver and width, where step 7 finds it next time.
+#include "step7-tuned/tuner.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <random>
+
+#include "common/border.hpp"
+#include "common/cli.hpp"
+#include "common/errors.hpp"
+#include "common/parse.hpp"
+#include "common/random_inputs.hpp"
+#include "common/reference.hpp"
+#include "common/report.hpp"
+#include "common/roofline.hpp"
+#include "common/run_step.hpp"
+#include "step7-tuned/tuning.hpp"
+
+namespace conv {
+
+std::unique_ptr<Step> make_step7_tuned();  // launcher.cpp
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// One line on stderr that redraws itself on a terminal; elsewhere (a log,
+// a pipe) a line at every tenth of the way.
+class Progress {
+ public:
+  Progress(int width, std::size_t total, double budget)
+      : width_(width), total_(total), budget_(budget), tty_(isatty(2)) {}
+  void show(std::size_t done, double elapsed, const std::string& best) {
+    const double by_count = total_ ? static_cast<double>(done) / total_ : 1.0;
+    const double by_time = budget_ > 0 ? elapsed / budget_ : 0.0;
+    const double part = std::min(1.0, std::max(by_count, by_time));
+    const int tenth = static_cast<int>(part * 10);
+    if (!tty_ && tenth == last_tenth_ && done != total_) return;
+    last_tenth_ = tenth;
+    const int bars = static_cast<int>(part * 20);
+    char line[256];
+    std::snprintf(line, sizeof line, "tune F=%d [%s%s] %zu/%zu, %.0f of %.0f s, best %s", width_,
+                  std::string(static_cast<std::size_t>(bars), '#').c_str(),
+                  std::string(static_cast<std::size_t>(20 - bars), '.').c_str(), done, total_, elapsed, budget_,
+                  best.c_str());
+    std::cerr << (tty_ ? "\r" : "") << line << (tty_ ? "\x1b[K" : "\n") << std::flush;
+  }
+  void finish() {
+    if (tty_) std::cerr << "\n";
+  }
+
+ private:
+  int width_;
+  std::size_t total_;
+  double budget_;
+  bool tty_;
+  int last_tenth_ = -1;
+};
+
+std::string ms_text(double ms) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4g ms", ms);
+  return text;
+}
+
+}  // namespace
+
+int tune_main(int argc, char** argv) {
+  return guarded_main("step7-tuned --tune", [&]() -> int {
+    CLI::App app("step7-tuned --tune: searches step 7's configurations on this device for each filter width, "
+                 "checks each against the serial reference before timing it, and stores the fastest for this "
+                 "device, driver and width (" + (tuned_store_path().empty() ? std::string("no cache folder here")
+                                                                              : tuned_store_path()) +
+                 "), where build/bin/step7-tuned finds it",
+                 "step7-tuned --tune");
+    bool tune = false;
+    std::string image_spec = "synthetic:2048x2048", widths_text = "3,5,7,15,31", output;
+    double budget = 120;
+    int reps = 5;
+    bool small = false, no_store = false;
+    DeviceOptions device_options;
+    app.add_flag("--tune", tune, "Tune (this mode)")->required();
+    app.add_option("--image", image_spec, "The problem each candidate is timed on: an image file, or "
+                                          "synthetic:WxH[:SEED]")->capture_default_str();
+    app.add_option("--filter-widths", widths_text, "Filter widths to tune, comma-separated (random filters)")
+        ->capture_default_str();
+    app.add_option("--budget", budget, "Seconds of search per width; the search stops there and keeps "
+                                       "the best so far")
+        ->capture_default_str()->check(seconds_limit(86400));
+    app.add_option("--reps", reps, "Timed launches per candidate")->capture_default_str()->check(CLI::Range(1, 1000));
+    app.add_flag("--small", small, "A small space (two blocks, one work-group, fewer choices): a quick look");
+    app.add_flag("--no-store", no_store, "Print the winners, store nothing");
+    app.add_option("--output", output, "Also write every candidate's time as CSV to this file")->check(file_name());
+    add_device_options(app, device_options);
+    if (int rc = parse_command_line(app, argc, argv); rc >= 0) return rc;
+
+    std::vector<int> widths;
+    for (const auto& item : split_list(widths_text, "--filter-widths")) {
+      const int w = parse_positive_int(item, "--filter-widths", 63);
+      widths.push_back(w);
+    }
+    const Image image = load_image_spec(image_spec);
+    DeviceContext device(device_options.choice);
+    const DeviceFacts& facts = device.facts();
+    const DeviceLimits limits = device_limits(device, false, [](const std::string& line) {
+      std::cerr << "step7-tuned --tune: " << line << "\n";
+    });
+    auto step = make_step7_tuned();
+    std::vector<Row> all_rows, winners;
+    int wrong = 0;
+    for (int F : widths) {
+      const Filter filter = parse_filter_spec("random:" + std::to_string(F));
+      const Problem problem = make_problem(image, filter, Border::zero);
+      // The check: a small random problem whose sizes are no multiple of any
+      // block or work-group, against its exact answer.
+      std::mt19937 rng(1000u + static_cast<unsigned>(F));
+      const Problem check = make_problem(random_image(97, 61, rng), random_filter(F, rng), Border::clamp);
+      const Reference reference = reference_correlate(check.padded, check.filter);
+      // The space in two phases: the defaults and each structure at the
+      // defaults' block and work-group (the front of search_space), then
+      // the blocks and work-groups of the structures in the order of their
+      // first time, fastest first, so that a budget spent early has looked
+      // where the winner most likely is.
+      std::vector<TunedConfig> space = search_space(facts, F, small);
+      const TunedConfig base = documented_defaults(facts, F);
+      auto structure = [](const TunedConfig& c) {
+        return c.weights + " " + c.tile + " " + c.shape + " " + c.copy + " " + c.unroll;
+      };
+      std::size_t phase1 = 0;
+      while (phase1 < space.size() && space[phase1].block_x == base.block_x && space[phase1].block_y == base.block_y &&
+             ((space[phase1].wg_x == base.wg_x && space[phase1].wg_y == base.wg_y) || small))
+        ++phase1;
+      std::map<std::string, double> structure_ms;  // phase 1's times
+      const double outputs = static_cast<double>(problem.out_width()) * problem.out_height();
+      const double flops = 2.0 * F * F * outputs;
+      const double bytes = 4.0 * (static_cast<double>(problem.padded.pixels.size()) + outputs);
+      Progress progress(F, space.size(), budget);
+      const auto start = Clock::now();
+      double best_ms = INFINITY, default_ms = NAN;
+      TunedConfig best;
+      std::size_t done = 0;
+      int skipped = 0;
+      for (std::size_t i = 0; i < space.size(); ++i) {
+        if (done > 0 && seconds_since(start) > budget) break;
+        if (i == phase1)  // phase 2, by structure, fastest first (unmeasured last)
+          std::stable_sort(space.begin() + static_cast<std::ptrdiff_t>(i), space.end(),
+                           [&](const TunedConfig& a, const TunedConfig& b) {
+                             const auto ta = structure_ms.find(structure(a)), tb = structure_ms.find(structure(b));
+                             const double ma = ta == structure_ms.end() ? INFINITY : ta->second;
+                             const double mb = tb == structure_ms.end() ? INFINITY : tb->second;
+                             return ma < mb;
+                           });
+        const TunedConfig c = space[i];
+        ++done;
+        RunOptions options;
+        options.values = c.settings();
+        options.wg_x = c.wg_x;
+        options.wg_y = c.wg_y;
+        try {
+          const RunResult checked = run_step(*step, device, check, options, 0);
+          const Comparison cmp = compare_with_reference(checked.output, reference, F);
+          if (!cmp.passed()) {
+            std::cerr << "\nstep7-tuned --tune: WRONG result, left out: " << c.text() << ": " << cmp.describe()
+                      << "\n";
+            ++wrong;
+            continue;
+          }
+          const RunResult timed = run_step(*step, device, problem, options, reps);
+          Row row = problem_row(facts, "step7-tuned", c.text(), problem);
+          row.wg = timed.work_group;
+          fill_metrics(row, timed.stats, static_cast<long long>(problem.padded.pixels.size()));
+          const RooflineShare share = roofline_share(limits, flops, bytes, timed.stats.median_ms);
+          row.pct_limit = share.percent;
+          row.limit = share.limit;
+          row.max_abs_err = cmp.max_abs_err;
+          row.max_rel_err = cmp.max_rel_err;
+          all_rows.push_back(row);
+          if (done == 1) default_ms = timed.stats.median_ms;  // the space starts with the defaults
+          if (i < phase1) structure_ms.emplace(structure(c), timed.stats.median_ms);
+          if (timed.stats.median_ms < best_ms) {
+            best_ms = timed.stats.median_ms;
+            best = c;
+          }
+        } catch (const UsageError&) {
+          throw;
+        } catch (const KernelFault& e) {
+          std::cerr << "\nstep7-tuned --tune: WRONG result, left out: " << c.text() << ": " << e.what() << "\n";
+          ++wrong;
+        } catch (const std::exception&) {  // a limit of the device this configuration passes
+          ++skipped;
+        }
+        progress.show(done, seconds_since(start), std::isfinite(best_ms) ? ms_text(best_ms) : "-");
+      }
+      progress.finish();
+      if (!std::isfinite(best_ms)) throw Error("F = " + std::to_string(F) + ": no configuration ran on " + facts.name);
+      Row winner = problem_row(facts, "step7-tuned", best.text(), problem);
+      for (const Row& r : all_rows)
+        if (r.variant == best.text() && r.filter_width == F) winner = r;
+      winner.speedup_prev = default_ms / best_ms;  // over the documented defaults
+      winners.push_back(winner);
+      std::cerr << "step7-tuned --tune: F = " << F << ": " << best.text() << ", " << ms_text(best_ms) << " ("
+                << done << " of " << space.size() << " configurations in " << static_cast<int>(seconds_since(start))
+                << " s, " << skipped << " over a device limit; the defaults: " << ms_text(default_ms) << ")\n";
+      if (!no_store && !store_winner(facts, F, best, best_ms))
+        std::cerr << "step7-tuned --tune: could not store the winner (no usable cache folder)\n";
+    }
+    if (!output.empty()) {
+      std::ofstream out(output);
+      if (!out) throw Error(output + ": cannot write");
+      write_csv_header(out);
+      for (const Row& r : all_rows) write_csv_row(out, r);
+    }
+    std::cout << "Tuned on " << facts.name << " (driver " << facts.driver << "), " << image.width << "x"
+              << image.height << ", random filters; x prev: the documented defaults' time over the winner's\n";
+    write_table(std::cout, winners, true);
+    if (!no_store && !tuned_store_path().empty()) std::cout << "Stored in " << tuned_store_path() << "\n";
+    if (wrong > 0) {
+      std::cerr << "step7-tuned --tune: " << wrong << " configuration(s) gave a WRONG result\n";
+      return 1;
+    }
+    return 0;
+  });
+}
+
+}  // namespace conv
