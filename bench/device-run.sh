@@ -18,7 +18,7 @@
 # KERNELINFO_SETS: extra kernel-info runs, "F:NAME=V,NAME=V F:..." each;
 # PTXMIX_SETS: the kernels ptxmix counts besides the defaults, "F:NAME=V,..."
 # each (ptxmix also counts the machine code, sass-mix-TAG.txt, where ptxas and
-# cuobjdump are installed); buildtime: step 6 with BUILDTIME_SETS
+# cuobjdump are installed); buildtime: step 7 with BUILDTIME_SETS
 # ("F:NAME=V,..." each; default --weights inline at each width, and unrolled
 # at 31), the build for the filter beside the kernel's time
 # (buildtime-TAG.txt).
@@ -65,10 +65,10 @@ for part in ${PARTS:-tour conformance seed001 seed000 seed004}; do
       for item in ${KERNELINFO_SETS:-}; do
         sets=()
         for s in $(echo "${item#*:}" | tr , ' '); do sets+=(--set "$s"); done
-        build/bin/kernel-info --step 6 --filter "box:${item%%:*}" "${sets[@]}" \
+        build/bin/kernel-info --step 7 --filter "box:${item%%:*}" "${sets[@]}" \
           >> "$OUT/kernel-info-$tag.txt" 2>> "$log"
       done ;;
-    ptxmix)  # instructions of step 6's PTX (and, with ptxas, its machine code): the defaults and PTXMIX_SETS
+    ptxmix)  # instructions of step 7's PTX (and, with ptxas, its machine code): the defaults and PTXMIX_SETS
       sass=0; command -v ptxas > /dev/null && command -v cuobjdump > /dev/null && sass=1
       arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d .)
       [ $sass = 1 ] && echo "$stamp; bench/device-run.sh part ptxmix" > "$OUT/sass-mix-$tag.txt"
@@ -83,7 +83,7 @@ for part in ${PARTS:-tour conformance seed001 seed000 seed004}; do
         fi
         dir="$OUT/ptx/$name"
         mkdir -p "$dir"
-        build/bin/kernel-info --step 6 --filter "random:$f" "${sets[@]}" --dir "$dir" > "$dir/info.txt" 2>> "$log"
+        build/bin/kernel-info --step 7 --filter "random:$f" "${sets[@]}" --dir "$dir" > "$dir/info.txt" 2>> "$log"
         p=$(ls "$dir"/*.ptx | head -1)
         echo "$name $(grep -c 'fma.rn.f32' "$p") $(grep -c 'ld.const' "$p") $(grep -c 'ld.shared.f32' "$p")" \
           "$(grep -c 'ld.shared.v4.f32' "$p") $(grep -o 'Used [0-9]* registers' "$dir/info.txt" | head -1)" \
@@ -97,13 +97,13 @@ for part in ${PARTS:-tour conformance seed001 seed000 seed004}; do
             "$(grep -c ' LDC' "$dir/kernel.sass") $(wc -l < "$dir/kernel.sass")" >> "$OUT/sass-mix-$tag.txt"
         fi
       done ;;
-    buildtime)  # step 6 with the weights compiled in: each build beside its kernel time, BUILDTIME_SETS
+    buildtime)  # step 7 with the weights compiled in: each build beside its kernel time, BUILDTIME_SETS
       { echo "$stamp; bench/device-run.sh part buildtime (CUDA_CACHE_DISABLE=1)"
       for item in ${BUILDTIME_SETS:-3:weights=inline 5:weights=inline 7:weights=inline 15:weights=inline 31:weights=inline 31:weights=inline,unroll=on}; do
         f=${item%%:*}; opts=()
         for s in $(echo "${item#*:}" | tr , ' '); do opts+=(--"${s%%=*}" "${s#*=}"); done
         echo "== F = $f, ${opts[*]}, random filter, 8192x8192"
-        build/bin/step6-multioutput --image synthetic:8192x8192 --filter "random:$f" "${opts[@]}" \
+        build/bin/step7-tuned --image synthetic:8192x8192 --filter "random:$f" "${opts[@]}" \
           --reps 20 2>&1 | grep -v '^$'
       done; } > "$OUT/buildtime-$tag.txt" 2>> "$log" ;;
     histogram)
@@ -118,9 +118,10 @@ for part in ${PARTS:-tour conformance seed001 seed000 seed004}; do
       v="$OUT/verify-kernels-$tag.txt"
       { echo "$stamp; bench/device-run.sh part verify"
         echo "## conformance_tests"; build/bin/conformance_tests | tail -n 2
-        echo "## timings (8192x8192; step 6 at F = 3, 7, 31; steps 1-5 box:7; step 8 box:31; step 9 random:31)"
+        echo "## timings (8192x8192; steps 6 and 7 at F = 3, 7, 31; steps 1-5 box:7; step 8 box:31; step 9 random:31)"
         for f in 3 7 31; do
           build/bin/step6-multioutput --image synthetic:8192x8192 --filter box:$f --reps 20 --csv
+          build/bin/step7-tuned --image synthetic:8192x8192 --filter box:$f --reps 20 --csv | tail -n 1
         done
         for s in step1-naive step2-constant step3-local step4-unroll step5-vector; do
           build/bin/$s --image synthetic:8192x8192 --filter box:7 --reps 10 --csv | tail -n 1
@@ -128,7 +129,7 @@ for part in ${PARTS:-tour conformance seed001 seed000 seed004}; do
         build/bin/step8-separable --image synthetic:8192x8192 --filter box:31 --reps 20 --csv | tail -n 1
         build/bin/step9-fft --image synthetic:8192x8192 --filter random:31 --reps 10 --csv | tail -n 1
         echo "## bank, volume"
-        build/bin/step6-multioutput --image synthetic:1031x517 --filter random:7:3 --bank 4 --verify
+        build/bin/step6-bank --image synthetic:1031x517 --filter-width 7 --seed 3 --bank 4 --verify
         build/bin/step6-volume --size 131x67x45 --verify
         build/bin/step6-volume
         build/bin/step6-bank --filter-width 5 --bank 1,4 --verify --csv; } > "$v" 2>> "$log" ;;

@@ -16,18 +16,21 @@
 #   blocks   step 6's block sizes and work-groups, F = 3, 5, 7, 15, 31, on
 #            $BLOCKS_IMAGE (default 8192x8192), work-groups $BLOCKS_WGS: the
 #            sweep behind its defaults
-#   tuning   step 6's shapes on $TUNING_IMAGE (default 8192x8192): blocks x
+# (tuning, inline, unroll, direct, direct-f7, direct-cpu and unroll-cpu
+# measure step 7's switches; the committed CSVs of them were measured when
+# those switches were step 6's, and name step6-multioutput.)
+#   tuning   step 7's shapes on $TUNING_IMAGE (default 8192x8192): blocks x
 #            work-groups at F = 3, 5, 7 (tile rows unrolled); at F = 15, 31
 #            the weights in constant or local memory, the rows loop kept;
 #            then unrolled; then the vector shape. The search behind the
 #            GPU's defaults; TUNING_PARTS="small large unrolled vectors"
-#   inline   step 6's weights (auto, constant, local, inline: compiled in)
+#   inline   step 7's weights (auto, constant, local, inline: compiled in)
 #            and tile copies (rows, flat), random filters, F = 3, 5, 7, 15,
 #            31, work-groups 32x4 and 16x8, each with its default block and
 #            tile-row loop (part small); then F = 15 inline and unrolled with
 #            blocks 4x4, 8x4, 4x16 (part large), on $INLINE_IMAGE (default
 #            8192x8192); INLINE_PARTS="small large"
-#   unroll   step 6 with and without the tile-row loop unrolled, F = 3, 5, 7,
+#   unroll   step 7 with and without the tile-row loop unrolled, F = 3, 5, 7,
 #            on $BLOCKS_IMAGE (default 8192x8192)
 #   perf     every step at F = 3, 5, 7, 15, 31 on $PERF_IMAGE (default
 #            8192x8192), each with its default work-group (16x16; step 6
@@ -52,7 +55,7 @@
 #            $DIRECT_FUSED_FILTERS (default box:3,box:5,box:7,box:11); on
 #            $BLOCKS_IMAGE (default 8192x8192): the sweeps behind a GPU's
 #            defaults
-#   direct   step 6 with and without the tile (--tile on, off: convolve_direct
+#   direct   step 7 with and without the tile (--tile on, off: convolve_direct
 #            reads the input through the caches), blocks 4x4, 4x8, 8x4, 4x16,
 #            work-groups 32x4, 32x8, 64x2, 16x8, random filters of F = 3, 5
 #            (tile rows unrolled), 7, 15, 31 (unrolled or not), on
@@ -60,7 +63,7 @@
 #            default of no tile; direct-f7: F = 7 alone without the tile,
 #            weights constant or compiled in, blocks 4x2 to 8x8 and 4x16,
 #            work-groups 32x4 to 512x1 (the search for its missed goal)
-#   direct-cpu  the same choice on a CPU: step 6 with and without the tile,
+#   direct-cpu  the same choice on a CPU: step 7 with and without the tile,
 #            blocks 8x4, 16x4, 16x8, work-groups 16x16 and 32x4, box:3 and
 #            box:5 on $DIRECT_IMAGE (default 2048x2048), the whole sweep run
 #            $DIRECT_ROUNDS times (default 3) and each row's median of the
@@ -77,7 +80,7 @@
 #            1020 high (transforms 8232 wide and 8232, 4200, 2100, 1050
 #            high), the same columns as fft-tuning: does a column that fits
 #            one VkFFT kernel make a strip of the image cheaper per pixel?
-#   unroll-cpu  step 6's vector shape (a CPU's default above F = 3) with its
+#   unroll-cpu  step 7's vector shape (a CPU's default above F = 3) with its
 #            loop over tile rows unrolled or not, box:7, box:15, box:31 on
 #            $UNROLL_IMAGE (default 2048x2048), work-group 16x16: the sweep
 #            behind a CPU's default of unrolling it up to F = 31
@@ -109,7 +112,7 @@ case "$name" in
   volume)  "$bin/step6-volume" --size "${VOLUME_SIZE:-256}" --filter-width 7 --reps "${VOLUME_REPS:-10}" \
              --csv "$@" > "$tmp"
            mv "$tmp" "$out"; exit 0 ;;
-  tuning)  t=(--steps 6 --images "${TUNING_IMAGE:-8192x8192}" --reps "${TUNING_REPS:-10}" --no-check)
+  tuning)  t=(--steps 7 --images "${TUNING_IMAGE:-8192x8192}" --reps "${TUNING_REPS:-10}" --no-check)
            parts=()
            for part in ${TUNING_PARTS:-small large unrolled vectors}; do
              case "$part" in
@@ -136,7 +139,7 @@ case "$name" in
            awk 'FNR > 1 || NR == 1' "${parts[@]}" > "$tmp"
            rm -f "${parts[@]}"
            mv "$tmp" "$out"; exit 0 ;;
-  inline)  t=(--steps 6 --images "${INLINE_IMAGE:-8192x8192}" --reps "${INLINE_REPS:-10}" --no-check)
+  inline)  t=(--steps 7 --images "${INLINE_IMAGE:-8192x8192}" --reps "${INLINE_REPS:-10}" --no-check)
            parts=()
            for part in ${INLINE_PARTS:-small large}; do
              case "$part" in
@@ -173,9 +176,9 @@ case "$name" in
              --filters box:3,box:5,box:7,box:15,box:31 --wgs "${BLOCKS_WGS:-16x16,32x8,16x8,32x4,8x8}" \
              --set block=4x1,4x2,4x4,4x8,8x2,8x4,8x8,16x2,16x4 --reps "${BLOCKS_REPS:-20}" --no-check \
              --output "$out" "$@" ;;
-  unroll)  exec "$sweep" --steps 6 --images "${BLOCKS_IMAGE:-8192x8192}" --filters box:3,box:5,box:7 \
+  unroll)  exec "$sweep" --steps 7 --images "${BLOCKS_IMAGE:-8192x8192}" --filters box:3,box:5,box:7 \
              --wgs 16x16,16x8 --set unroll=on,off --reps 20 --no-check --output "$out" "$@" ;;
-  perf)    exec "$sweep" --steps 1,2,3,4,5,6 --variants default,fixed --images "${PERF_IMAGE:-8192x8192}" --wgs auto \
+  perf)    exec "$sweep" --steps 1,2,3,4,5,6,7 --variants default,fixed --images "${PERF_IMAGE:-8192x8192}" --wgs auto \
              --filters box:3,box:5,box:7,box:15,box:31 --reps 20 --no-check --output "$out" "$@" ;;
   separable) exec "$sweep" --steps 8 --variants all --images "${BLOCKS_IMAGE:-8192x8192}" \
              --filters box:3,box:15,box:31 --wgs 16x16,32x8 --set block=4x2,4x4,8x2,8x4 \
@@ -185,18 +188,18 @@ case "$name" in
              --set column-block=4x4,4x8,4x16 --set rows=tile --set columns=tile --reps "${BLOCKS_REPS:-10}" --no-check --output "$out" "$@" ;;
   direct)
     image="${DIRECT_IMAGE:-8192x8192}" reps="${DIRECT_REPS:-20}"
-    common=(--steps 6 --images "$image" --wgs 32x4,32x8,64x2,16x8 --set tile=on,off
+    common=(--steps 7 --images "$image" --wgs 32x4,32x8,64x2,16x8 --set tile=on,off
             --set block=4x4,4x8,8x4,4x16 --reps "$reps" --no-check)
     "$sweep" "${common[@]}" --filters random:3,random:5 --output "${out%.csv}.part1.csv" "$@"
     "$sweep" "${common[@]}" --filters random:7,random:15,random:31 --set unroll=on,off \
       --output "${out%.csv}.part2.csv" "$@"
     { cat "${out%.csv}.part1.csv"; tail -n +2 "${out%.csv}.part2.csv"; } > "$out"
     rm -f "${out%.csv}.part1.csv" "${out%.csv}.part2.csv" ;;
-  direct-f7) exec "$sweep" --steps 6 --images "${DIRECT_IMAGE:-8192x8192}" --filters random:7 \
+  direct-f7) exec "$sweep" --steps 7 --images "${DIRECT_IMAGE:-8192x8192}" --filters random:7 \
              --wgs 32x4,32x8,64x4,128x2,256x1,512x1 --set tile=off --set unroll=on --set weights=constant,inline \
              --set block=4x2,4x4,4x6,4x8,4x10,4x12,8x2,8x4,8x6,8x8,4x16 --reps "${DIRECT_REPS:-20}" --no-check \
              --output "$out" "$@" ;;
-  unroll-cpu) exec "$sweep" --steps 6 --images "${UNROLL_IMAGE:-2048x2048}" --filters box:7,box:15,box:31 \
+  unroll-cpu) exec "$sweep" --steps 7 --images "${UNROLL_IMAGE:-2048x2048}" --filters box:7,box:15,box:31 \
              --wgs 16x16 --set shape=vectors --set unroll=on,off --reps "${UNROLL_REPS:-11}" --no-check \
              --output "$out" "$@" ;;
   pocl-affinity)
@@ -211,7 +214,7 @@ case "$name" in
     mv "$tmp" "$out"; exit 0 ;;
   direct-cpu)
     image="${DIRECT_IMAGE:-2048x2048}" reps="${DIRECT_REPS:-21}"
-    BUILD="$(dirname "$bin")" exec bench/sweep-rounds.sh "${DIRECT_ROUNDS:-3}" "$out" --steps 6 --images "$image" \
+    BUILD="$(dirname "$bin")" exec bench/sweep-rounds.sh "${DIRECT_ROUNDS:-3}" "$out" --steps 7 --images "$image" \
       --filters box:3,box:5 --wgs 16x16,32x4 --set tile=on,off --set block=8x4,16x4,16x8 --reps "$reps" --no-check "$@" ;;
   separable-direct)
     image="${BLOCKS_IMAGE:-8192x8192}" filters="${DIRECT_FILTERS:-box:3,box:31,box:63}"
