@@ -27,7 +27,8 @@ endfunction()
 #                          KERNEL <convolve.cl> MAIN <main.cpp>)
 # Called from <folder>/CMakeLists.txt. Builds the library <id>_lib (<id> is
 # <folder> with '-' turned into '_': step3_local_lib) from SOURCES plus
-# KERNEL embedded as conv::embedded::<id>_kernel, and the executable
+# KERNEL embedded as conv::embedded::<id>_kernel (CLCONV_STEP_KERNEL in the
+# library's sources, beside CLCONV_STEP_NAME and CLCONV_STEP_FACTORY), and the executable
 # build/bin/<folder> from MAIN. The tour, the sweeps and the tests link the
 # library through clconv_steps (the top-level CMakeLists.txt).
 function(clconv_add_step folder)
@@ -39,6 +40,11 @@ function(clconv_add_step folder)
   add_library(${id}_lib STATIC ${arg_SOURCES})
   target_link_libraries(${id}_lib PUBLIC clconv_common)
   clconv_embed(${id}_lib ${id}_kernel ${arg_KERNEL})
+  # What a launcher would otherwise spell out itself, so that two adjacent
+  # launchers differ only in what their steps do: the step's name, its
+  # embedded kernel's symbol and its factory, all from the folder's name.
+  target_compile_definitions(${id}_lib PRIVATE CLCONV_STEP_NAME="${folder}"
+                             CLCONV_STEP_KERNEL=${id}_kernel CLCONV_STEP_FACTORY=make_${id})
   add_executable(${folder} ${arg_MAIN})
   target_link_libraries(${folder} PRIVATE ${id}_lib)
 endfunction()

@@ -7,18 +7,18 @@
 
 namespace conv {
 namespace embedded {
-extern const char* const step1_naive_kernel;  // convolve.cl, embedded at build time
+extern const char* const CLCONV_STEP_KERNEL;  // convolve.cl, embedded at build time
 }
 
 namespace {
 
-class NaiveStep : public Step {
+class ThisStep : public Step {
  public:
-  std::string name() const override { return "step1-naive"; }
+  std::string name() const override { return CLCONV_STEP_NAME; }
   std::string summary() const override {
     return "one work-item per output pixel, image and filter in global memory";
   }
-  std::string embedded_source() const override { return embedded::step1_naive_kernel; }
+  std::string embedded_source() const override { return embedded::CLCONV_STEP_KERNEL; }
 
   Launch prepare(DeviceContext& device, const Problem& problem, const RunOptions& options) override {
     cl::CommandQueue& queue = device.queue();
@@ -72,6 +72,6 @@ class NaiveStep : public Step {
 
 }  // namespace
 
-std::unique_ptr<Step> make_step1_naive() { return std::make_unique<NaiveStep>(); }
+std::unique_ptr<Step> CLCONV_STEP_FACTORY() { return std::make_unique<ThisStep>(); }
 
 }  // namespace conv

@@ -4,18 +4,18 @@
 
 namespace conv {
 namespace embedded {
-extern const char* const step2_constant_kernel;  // convolve.cl, embedded at build time
+extern const char* const CLCONV_STEP_KERNEL;  // convolve.cl, embedded at build time
 }
 
 namespace {
 
-class ConstantStep : public Step {
+class ThisStep : public Step {
  public:
-  std::string name() const override { return "step2-constant"; }
+  std::string name() const override { return CLCONV_STEP_NAME; }
   std::string summary() const override {
     return "the filter in __constant memory, cached and broadcast to the work-group";
   }
-  std::string embedded_source() const override { return embedded::step2_constant_kernel; }
+  std::string embedded_source() const override { return embedded::CLCONV_STEP_KERNEL; }
 
   Launch prepare(DeviceContext& device, const Problem& problem, const RunOptions& options) override {
     check_constant_filter(device, problem.filter);
@@ -70,6 +70,6 @@ class ConstantStep : public Step {
 
 }  // namespace
 
-std::unique_ptr<Step> make_step2_constant() { return std::make_unique<ConstantStep>(); }
+std::unique_ptr<Step> CLCONV_STEP_FACTORY() { return std::make_unique<ThisStep>(); }
 
 }  // namespace conv

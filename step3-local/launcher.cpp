@@ -5,18 +5,18 @@
 
 namespace conv {
 namespace embedded {
-extern const char* const step3_local_kernel;  // convolve.cl, embedded at build time
+extern const char* const CLCONV_STEP_KERNEL;  // convolve.cl, embedded at build time
 }
 
 namespace {
 
-class LocalStep : public Step {
+class ThisStep : public Step {
  public:
-  std::string name() const override { return "step3-local"; }
+  std::string name() const override { return CLCONV_STEP_NAME; }
   std::string summary() const override {
     return "a work-group tile plus halo cached in __local memory, one barrier";
   }
-  std::string embedded_source() const override { return embedded::step3_local_kernel; }
+  std::string embedded_source() const override { return embedded::CLCONV_STEP_KERNEL; }
 
   Launch prepare(DeviceContext& device, const Problem& problem, const RunOptions& options) override {
     check_constant_filter(device, problem.filter);
@@ -78,6 +78,6 @@ class LocalStep : public Step {
 
 }  // namespace
 
-std::unique_ptr<Step> make_step3_local() { return std::make_unique<LocalStep>(); }
+std::unique_ptr<Step> CLCONV_STEP_FACTORY() { return std::make_unique<ThisStep>(); }
 
 }  // namespace conv

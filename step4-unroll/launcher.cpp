@@ -5,14 +5,14 @@
 
 namespace conv {
 namespace embedded {
-extern const char* const step4_unroll_kernel;  // convolve.cl, embedded at build time
+extern const char* const CLCONV_STEP_KERNEL;  // convolve.cl, embedded at build time
 }
 
 namespace {
 
-class UnrollStep : public Step {
+class ThisStep : public Step {
  public:
-  std::string name() const override { return "step4-unroll"; }
+  std::string name() const override { return CLCONV_STEP_NAME; }
   std::string summary() const override {
     return "step 3 with the inner loop unrolled: remainder loop, if-else remainder, or a "
            "compile-time width";
@@ -22,7 +22,7 @@ class UnrollStep : public Step {
                         "fixed (the width a compile-time constant)",
              "loop4", {"loop4", "ifelse", "fixed"}, {}}};
   }
-  std::string embedded_source() const override { return embedded::step4_unroll_kernel; }
+  std::string embedded_source() const override { return embedded::CLCONV_STEP_KERNEL; }
 
   Launch prepare(DeviceContext& device, const Problem& problem, const RunOptions& options) override {
     check_constant_filter(device, problem.filter);
@@ -86,6 +86,6 @@ class UnrollStep : public Step {
 
 }  // namespace
 
-std::unique_ptr<Step> make_step4_unroll() { return std::make_unique<UnrollStep>(); }
+std::unique_ptr<Step> CLCONV_STEP_FACTORY() { return std::make_unique<ThisStep>(); }
 
 }  // namespace conv

@@ -8,7 +8,7 @@
 
 namespace conv {
 namespace embedded {
-extern const char* const step5_vector_kernel;  // convolve.cl, embedded at build time
+extern const char* const CLCONV_STEP_KERNEL;  // convolve.cl, embedded at build time
 }
 
 namespace {
@@ -18,9 +18,9 @@ std::string wg_complaint(int wg_x) {
          std::to_string(wg_x);
 }
 
-class VectorStep : public Step {
+class ThisStep : public Step {
  public:
-  std::string name() const override { return "step5-vector"; }
+  std::string name() const override { return CLCONV_STEP_NAME; }
   std::string summary() const override {
     return "the tile copied with float4 loads from a row-aligned device image";
   }
@@ -37,7 +37,7 @@ class VectorStep : public Step {
     Step::check_options(options);
     if (options.wg_x % 4 != 0) throw UsageError(wg_complaint(options.wg_x));
   }
-  std::string embedded_source() const override { return embedded::step5_vector_kernel; }
+  std::string embedded_source() const override { return embedded::CLCONV_STEP_KERNEL; }
 
   Launch prepare(DeviceContext& device, const Problem& problem, const RunOptions& options) override {
     if (options.wg_x % 4 != 0) throw Error(wg_complaint(options.wg_x));
@@ -114,6 +114,6 @@ class VectorStep : public Step {
 
 }  // namespace
 
-std::unique_ptr<Step> make_step5_vector() { return std::make_unique<VectorStep>(); }
+std::unique_ptr<Step> CLCONV_STEP_FACTORY() { return std::make_unique<ThisStep>(); }
 
 }  // namespace conv

@@ -9,14 +9,14 @@
 
 namespace conv {
 namespace embedded {
-extern const char* const step6_multioutput_kernel;  // convolve.cl, embedded at build time
+extern const char* const CLCONV_STEP_KERNEL;  // convolve.cl, embedded at build time
 }
 
 namespace {
 
-class MultiOutputStep : public Step {
+class ThisStep : public Step {
  public:
-  std::string name() const override { return "step6-multioutput"; }
+  std::string name() const override { return CLCONV_STEP_NAME; }
   std::string summary() const override {
     return "register blocking: each work-item computes a block of outputs from registers";
   }
@@ -29,7 +29,7 @@ class MultiOutputStep : public Step {
              {"4x1", "8x2", "4x3"},  // each fits 48 KiB with F = 31 and every suite work-group
              auto_or_block(16)}};
   }
-  std::string embedded_source() const override { return embedded::step6_multioutput_kernel; }
+  std::string embedded_source() const override { return embedded::CLCONV_STEP_KERNEL; }
 
   Launch prepare(DeviceContext& device, const Problem& problem, const RunOptions& options) override {
     check_constant_filter(device, problem.filter);
@@ -117,19 +117,15 @@ class MultiOutputStep : public Step {
       if (bx % 4 != 0) throw UsageError("--block: the width must be a multiple of 4, not " + std::to_string(bx));
       return {bx, by};
     }
-    int by = 4;
-    while (by > 1) {
-      const std::size_t tile_width = round_up(static_cast<std::size_t>(options.wg_x) * 4 + F - 1, 4);
-      const std::size_t tile_height = static_cast<std::size_t>(options.wg_y) * by + F - 1;
-      if (sizeof(float) * tile_width * tile_height <= device.facts().local_mem_bytes) break;
-      by /= 2;
-    }
+    const std::size_t tile_width = round_up(static_cast<std::size_t>(options.wg_x) * 4 + F - 1, 4);
+    int by = 4;  // the tile's bytes: tile_width x (wg_y * by + F - 1) floats
+    while (by > 1 && sizeof(float) * tile_width * (options.wg_y * by + F - 1) > device.facts().local_mem_bytes) by /= 2;
     return {4, by};
   }
 };
 
 }  // namespace
 
-std::unique_ptr<Step> make_step6_multioutput() { return std::make_unique<MultiOutputStep>(); }
+std::unique_ptr<Step> CLCONV_STEP_FACTORY() { return std::make_unique<ThisStep>(); }
 
 }  // namespace conv

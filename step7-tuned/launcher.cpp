@@ -17,14 +17,14 @@
 
 namespace conv {
 namespace embedded {
-extern const char* const step7_tuned_kernel;  // convolve.cl, embedded at build time
+extern const char* const CLCONV_STEP_KERNEL;  // convolve.cl, embedded at build time
 }
 
 namespace {
 
-class TunedStep : public Step {
+class ThisStep : public Step {
  public:
-  std::string name() const override { return "step7-tuned"; }
+  std::string name() const override { return CLCONV_STEP_NAME; }
   std::string summary() const override {
     return "step 6's blocks with every device-specific choice a parameter, found by a tuner";
   }
@@ -63,7 +63,7 @@ class TunedStep : public Step {
              {"4x1", "8x1", "4x2", "4x3"},  // each fits 48 KiB with F = 31 and every suite work-group
              auto_or_block(16)}};
   }
-  std::string embedded_source() const override { return embedded::step7_tuned_kernel; }
+  std::string embedded_source() const override { return embedded::CLCONV_STEP_KERNEL; }
   // The tuned winner's work-group, else the default's.
   std::pair<int, int> default_work_group(const DeviceFacts& facts, int filter_width) const override {
     const TunedConfig c = stored_winner(facts, filter_width).value_or(documented_defaults(facts, filter_width));
@@ -245,6 +245,6 @@ class TunedStep : public Step {
 
 }  // namespace
 
-std::unique_ptr<Step> make_step7_tuned() { return std::make_unique<TunedStep>(); }
+std::unique_ptr<Step> CLCONV_STEP_FACTORY() { return std::make_unique<ThisStep>(); }
 
 }  // namespace conv

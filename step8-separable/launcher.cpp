@@ -15,7 +15,7 @@
 
 namespace conv {
 namespace embedded {
-extern const char* const step8_separable_kernel;
+extern const char* const CLCONV_STEP_KERNEL;
 }
 
 namespace {
@@ -49,9 +49,9 @@ struct Choices {
 // add to the output).
 using Pass = std::function<cl::Event(const cl::Buffer& filter, int accumulate)>;
 
-class SeparableStep : public Step {
+class ThisStep : public Step {
  public:
-  std::string name() const override { return "step8-separable"; }
+  std::string name() const override { return CLCONV_STEP_NAME; }
   std::string summary() const override {
     return "separable terms (SVD): a row pass and a column pass of F taps each, not F x F";
   }
@@ -96,7 +96,7 @@ class SeparableStep : public Step {
              // already builds both (the passes unrolled, the fused kernel not).
              "auto", {}, {}, one_of({"auto", "on", "off"})}};
   }
-  std::string embedded_source() const override { return embedded::step8_separable_kernel; }
+  std::string embedded_source() const override { return embedded::CLCONV_STEP_KERNEL; }
   bool exact_sums() const override { return false; }
 
   Comparison compare(const Image& output, const Problem& problem,
@@ -407,10 +407,10 @@ class SeparableStep : public Step {
 
 }  // namespace
 
-std::unique_ptr<Step> make_step8_separable() { return std::make_unique<SeparableStep>(); }
+std::unique_ptr<Step> CLCONV_STEP_FACTORY() { return std::make_unique<ThisStep>(); }
 
 Step9Defaults step8_default_settings(const DeviceFacts& facts, const Filter& filter, int wg_x, int wg_y) {
-  SeparableStep step;
+  ThisStep step;
   RunOptions options;
   options.wg_x = wg_x;
   options.wg_y = wg_y;

@@ -19,7 +19,7 @@
 
 namespace conv {
 namespace embedded {
-extern const char* const step9_fft_kernel;
+extern const char* const CLCONV_STEP_KERNEL;
 }
 
 namespace {
@@ -60,9 +60,9 @@ Sizes sizes_for(const Problem& problem, bool pow2) {
           transform_size(static_cast<std::size_t>(problem.padded.height), pow2)};
 }
 
-class FftStep : public Step {
+class ThisStep : public Step {
  public:
-  std::string name() const override { return "step9-fft"; }
+  std::string name() const override { return CLCONV_STEP_NAME; }
   std::string summary() const override {
     return "correlation through the FFT (VkFFT): forward, pointwise product, inverse, crop";
   }
@@ -74,7 +74,7 @@ class FftStep : public Step {
                         "last axis's kernel); auto: the faster on this device type",
              "auto", {"auto", "separate", "fused"}, {}}};
   }
-  std::string embedded_source() const override { return embedded::step9_fft_kernel; }
+  std::string embedded_source() const override { return embedded::CLCONV_STEP_KERNEL; }
   bool exact_sums() const override { return false; }
 
   // The transform's error is spread over every output, not proportional to
@@ -255,6 +255,6 @@ class FftStep : public Step {
 
 }  // namespace
 
-std::unique_ptr<Step> make_step9_fft() { return std::make_unique<FftStep>(); }
+std::unique_ptr<Step> CLCONV_STEP_FACTORY() { return std::make_unique<ThisStep>(); }
 
 }  // namespace conv
