@@ -11,7 +11,8 @@
 //   -D VECTOR_BLOCK    each block row one floatN (N = BLOCK_X), a CPU's shape;
 //   -D UNROLL_ROWS     the loop over tile rows unrolled too;
 //   -D DIRECT_READS    adds convolve_direct: the same blocks without the
-//                      tile, each block's rows read through the caches.
+//                      tile, each block's rows read through the caches
+//                      (the weights in any of the three places).
 // Without switches it is step 6's kernel. The register-block loop is
 // written once (add_tile_row), for both kernels.
 
@@ -27,6 +28,15 @@ __constant float inline_weights[F * F] = {FILTER_VALUES};
 #define WEIGHTS_PITCH (4 * ((F + 3) / 4))  // a filter row, padded to whole float4s
 #define WEIGHTS_PARAM __local const float* weights
 #define WEIGHT(r, c) weights[(r) * WEIGHTS_PITCH + (c)]
+// The work-group copies the filter into local memory, each row padded with
+// zeros to whole float4s; the caller's barrier makes it visible to all.
+inline void copy_weights(__local float* weights, __constant const float* filter) {
+  for (int i = get_local_id(1) * get_local_size(0) + get_local_id(0); i < F * WEIGHTS_PITCH;
+       i += get_local_size(0) * get_local_size(1)) {
+    const int r = i / WEIGHTS_PITCH, c = i % WEIGHTS_PITCH;
+    weights[i] = c < F ? filter[r * F + c] : 0.0f;
+  }
+}
 #else
 #define WEIGHTS_PARAM __constant const float* weights
 #define WEIGHT(r, c) weights[(r) * F + (c)]
@@ -76,10 +86,7 @@ __kernel void convolve(__global const float* input,   // padded, in_pitch floats
 #if defined(WEIGHTS_LOCAL)
   __local float4 weights4[F * WEIGHTS_PITCH / 4];
   __local float* weights = (__local float*)weights4;
-  for (int i = ly * get_local_size(0) + lx; i < F * WEIGHTS_PITCH; i += get_local_size(0) * get_local_size(1)) {
-    const int r = i / WEIGHTS_PITCH, c = i % WEIGHTS_PITCH;
-    weights[i] = c < F ? filter[r * F + c] : 0.0f;
-  }
+  copy_weights(weights, filter);  // the tile's barrier below covers it
 #else
   __constant const float* weights = filter;
 #endif
@@ -170,14 +177,21 @@ __kernel void convolve(__global const float* input,   // padded, in_pitch floats
 // runs the same register-block loop. The tile's job, reading each input
 // from DRAM about once, falls to the caches: the work-items along a
 // work-group row read neighbouring float4s, and the rows that blocks above
-// and below share come back from L1 or L2. No copy, no barrier, no local
-// memory, so more work-groups fit on a compute unit.
+// and below share come back from L1 or L2. No tile copy and no local memory
+// but the weights' (if there), so more work-groups fit on a compute unit.
 __kernel void convolve_direct(__global const float* input,   // padded, in_pitch floats per row
                               __constant float* filter,      // F x F, row-major
                               __global float* output,        // whole blocks, out_pitch floats per row
                               const int in_pitch,
                               const int out_pitch) {         // floats per output row
+#if defined(WEIGHTS_LOCAL)
+  __local float4 weights4[F * WEIGHTS_PITCH / 4];
+  __local float* weights = (__local float*)weights4;
+  copy_weights(weights, filter);
+  barrier(CLK_LOCAL_MEM_FENCE);  // the weights' only local memory
+#else
   __constant const float* weights = filter;
+#endif
   const int x = get_global_id(0) * BLOCK_X;
   const int y = get_global_id(1) * BLOCK_Y;
   float sum[BLOCK_Y][BLOCK_X];

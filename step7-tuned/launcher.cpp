@@ -38,7 +38,7 @@ class ThisStep : public Step {
              {}},
             {"tile",
              "on (the input copied to local memory first) or off (convolve_direct: each block's rows read "
-             "straight from global memory, through the caches; weights constant or inline, shape rows)," +
+             "straight from global memory, through the caches; shape rows, copy rows)," +
                  tuned + "; on for a --kernel file",
              "auto",
              {"auto", "on", "off"},
@@ -145,7 +145,7 @@ class ThisStep : public Step {
     // 3. The ranges and 4. the run: one work-item per block of outputs, in
     //    work-groups of wg_x x wg_y; the blocks past the image compute values
     //    nobody reads.
-    if (direct) {  // convolve_direct: no tile, no local memory
+    if (direct) {  // convolve_direct: no tile, local memory for the weights at most
       cl::KernelFunctor<cl::Buffer, cl::Buffer, cl::Buffer, int, int> convolve_direct(
           make_kernel(program, "convolve_direct", label(options)));
       check_work_group(device, convolve_direct.getKernel(), options.wg_x, options.wg_y);
@@ -198,7 +198,6 @@ class ThisStep : public Step {
       set("unroll", c.unroll);
       if (!options.kernel_source.empty() && option(options, "tile") == "auto") c.tile = "on";
       if (c.tile == "off") {  // the tile-less kernel's one shape, where left to auto
-        if (option(options, "weights") == "auto" && c.weights == "local") c.weights = "constant";
         if (option(options, "shape") == "auto") c.shape = "rows";
         if (option(options, "copy") == "auto") c.copy = "rows";
       }

@@ -1,8 +1,8 @@
 // build/bin/step7-tuned --tune: the search (docs/step7-tuned.md). For each
-// filter width, every configuration of the search space that the device's
-// limits allow, in the order search_space gives, until the time budget is
-// spent: each is first checked against the serial reference on a small
-// random problem, then timed on the problem given; the fastest is stored
+// filter width, the configurations of the search space that the device's
+// limits allow, a descent from the documented defaults first, until the
+// time budget is spent: each is first checked against the serial
+// reference on a small random image, then timed on the problem given; the fastest is stored
 // for this device, driver and width, where step 7 finds it next time.
 #include "step7-tuned/tuner.hpp"
 
@@ -16,6 +16,7 @@
 #include <fstream>
 #include <iostream>
 #include <random>
+#include <set>
 
 #include "common/border.hpp"
 #include "common/cli.hpp"
@@ -73,6 +74,17 @@ class Progress {
   int last_tenth_ = -1;
 };
 
+// Whether a and b differ in `parameter` (one of TunedConfig's settings, or
+// "wg") and in nothing else.
+bool differs_only_in(const TunedConfig& a, const TunedConfig& b, const std::string& parameter) {
+  auto sa = a.settings(), sb = b.settings();
+  sa["wg"] = std::to_string(a.wg_x) + "x" + std::to_string(a.wg_y);
+  sb["wg"] = std::to_string(b.wg_x) + "x" + std::to_string(b.wg_y);
+  if (sa.at(parameter) == sb.at(parameter)) return false;
+  sa.erase(parameter), sb.erase(parameter);
+  return sa == sb;
+}
+
 std::string ms_text(double ms) {
   char text[32];
   std::snprintf(text, sizeof text, "%.4g ms", ms);
@@ -127,26 +139,27 @@ int tune_main(int argc, char** argv) {
     for (int F : widths) {
       const Filter filter = parse_filter_spec("random:" + std::to_string(F));
       const Problem problem = make_problem(image, filter, Border::zero);
-      // The check: a small random problem whose sizes are no multiple of any
-      // block or work-group, against its exact answer.
+      // The check: the same filter over a small random image whose sizes are
+      // no multiple of any block or work-group, against its exact answer (the
+      // same filter, so that a kernel with the weights compiled in is built
+      // once for both).
       std::mt19937 rng(1000u + static_cast<unsigned>(F));
-      const Problem check = make_problem(random_image(97, 61, rng), random_filter(F, rng), Border::clamp);
+      const Problem check = make_problem(random_image(97, 61, rng), filter, Border::clamp);
       const Reference reference = reference_correlate(check.padded, check.filter);
-      // The space in two phases: the defaults and each structure at the
-      // defaults' block and work-group (the front of search_space), then
-      // the blocks and work-groups of the structures in the order of their
-      // first time, fastest first, so that a budget spent early has looked
-      // where the winner most likely is.
-      std::vector<TunedConfig> space = search_space(facts, F, small);
-      const TunedConfig base = documented_defaults(facts, F);
+      // The order: a descent from the documented defaults, then the rest.
+      // The descent takes one parameter at a time (weights, tile, shape,
+      // copy, unroll, block, work-group), times each of its values with the
+      // others at the best point so far, moves there, and goes round again
+      // until a round finds nothing faster: a few dozen candidates reach a
+      // good point whatever the space's size. Then every configuration not
+      // yet timed, those of the fastest structures first, until the budget
+      // is spent.
+      const std::vector<TunedConfig> space = search_space(facts, F, small);
       auto structure = [](const TunedConfig& c) {
         return c.weights + " " + c.tile + " " + c.shape + " " + c.copy + " " + c.unroll;
       };
-      std::size_t phase1 = 0;
-      while (phase1 < space.size() && space[phase1].block_x == base.block_x && space[phase1].block_y == base.block_y &&
-             ((space[phase1].wg_x == base.wg_x && space[phase1].wg_y == base.wg_y) || small))
-        ++phase1;
-      std::map<std::string, double> structure_ms;  // phase 1's times
+      std::map<std::string, double> structure_ms;  // each structure's fastest so far
+      std::set<std::string> tried;
       const double outputs = static_cast<double>(problem.out_width()) * problem.out_height();
       const double flops = 2.0 * F * F * outputs;
       const double bytes = 4.0 * (static_cast<double>(problem.padded.pixels.size()) + outputs);
@@ -156,17 +169,13 @@ int tune_main(int argc, char** argv) {
       TunedConfig best;
       std::size_t done = 0;
       int skipped = 0;
-      for (std::size_t i = 0; i < space.size(); ++i) {
-        if (done > 0 && seconds_since(start) > budget) break;
-        if (i == phase1)  // phase 2, by structure, fastest first (unmeasured last)
-          std::stable_sort(space.begin() + static_cast<std::ptrdiff_t>(i), space.end(),
-                           [&](const TunedConfig& a, const TunedConfig& b) {
-                             const auto ta = structure_ms.find(structure(a)), tb = structure_ms.find(structure(b));
-                             const double ma = ta == structure_ms.end() ? INFINITY : ta->second;
-                             const double mb = tb == structure_ms.end() ? INFINITY : tb->second;
-                             return ma < mb;
-                           });
-        const TunedConfig c = space[i];
+      bool out_of_time = false;
+      auto try_config = [&](const TunedConfig& c) {
+        if (out_of_time || !tried.insert(c.text()).second) return;
+        if (done > 0 && seconds_since(start) > budget) {
+          out_of_time = true;
+          return;
+        }
         ++done;
         RunOptions options;
         options.values = c.settings();
@@ -179,23 +188,25 @@ int tune_main(int argc, char** argv) {
             std::cerr << "\nstep7-tuned --tune: WRONG result, left out: " << c.text() << ": " << cmp.describe()
                       << "\n";
             ++wrong;
-            continue;
-          }
-          const RunResult timed = run_step(*step, device, problem, options, reps);
-          Row row = problem_row(facts, "step7-tuned", c.text(), problem);
-          row.wg = timed.work_group;
-          fill_metrics(row, timed.stats, static_cast<long long>(problem.padded.pixels.size()));
-          const RooflineShare share = roofline_share(limits, flops, bytes, timed.stats.median_ms);
-          row.pct_limit = share.percent;
-          row.limit = share.limit;
-          row.max_abs_err = cmp.max_abs_err;
-          row.max_rel_err = cmp.max_rel_err;
-          all_rows.push_back(row);
-          if (done == 1) default_ms = timed.stats.median_ms;  // the space starts with the defaults
-          if (i < phase1) structure_ms.emplace(structure(c), timed.stats.median_ms);
-          if (timed.stats.median_ms < best_ms) {
-            best_ms = timed.stats.median_ms;
-            best = c;
+          } else {
+            const RunResult timed = run_step(*step, device, problem, options, reps);
+            Row row = problem_row(facts, "step7-tuned", c.text(), problem);
+            row.wg = timed.work_group;
+            fill_metrics(row, timed.stats, static_cast<long long>(problem.padded.pixels.size()));
+            const RooflineShare share = roofline_share(limits, flops, bytes, timed.stats.median_ms);
+            row.pct_limit = share.percent;
+            row.limit = share.limit;
+            row.max_abs_err = cmp.max_abs_err;
+            row.max_rel_err = cmp.max_rel_err;
+            all_rows.push_back(row);
+            const double ms = timed.stats.median_ms;
+            if (done == 1) default_ms = ms;  // the search starts at the defaults
+            auto [it, fresh] = structure_ms.emplace(structure(c), ms);
+            if (!fresh) it->second = std::min(it->second, ms);
+            if (ms < best_ms) {
+              best_ms = ms;
+              best = c;
+            }
           }
         } catch (const UsageError&) {
           throw;
@@ -206,7 +217,29 @@ int tune_main(int argc, char** argv) {
           ++skipped;
         }
         progress.show(done, seconds_since(start), std::isfinite(best_ms) ? ms_text(best_ms) : "-");
+      };
+      try_config(space.front());  // the documented defaults
+      const std::vector<std::string> parameters = {"weights", "tile", "shape", "copy", "unroll", "block", "wg"};
+      for (bool moved = true; moved && !out_of_time && std::isfinite(best_ms);) {
+        moved = false;
+        for (const auto& parameter : parameters) {
+          const TunedConfig centre = best;
+          for (const auto& c : space)
+            if (differs_only_in(c, centre, parameter)) try_config(c);
+          moved = moved || !(best == centre);
+        }
       }
+      std::vector<TunedConfig> rest;
+      for (const auto& c : space)
+        if (!tried.count(c.text())) rest.push_back(c);
+      auto structure_time = [&](const TunedConfig& c) {
+        const auto t = structure_ms.find(structure(c));
+        return t == structure_ms.end() ? INFINITY : t->second;
+      };
+      std::stable_sort(rest.begin(), rest.end(), [&](const TunedConfig& a, const TunedConfig& b) {
+        return structure_time(a) < structure_time(b);
+      });
+      for (const auto& c : rest) try_config(c);
       progress.finish();
       if (!std::isfinite(best_ms)) throw Error("F = " + std::to_string(F) + ": no configuration ran on " + facts.name);
       Row winner = problem_row(facts, "step7-tuned", best.text(), problem);

@@ -81,13 +81,13 @@ std::string ruled_out(const DeviceFacts& facts, int F, const TunedConfig& c) {
   if (facts.max_work_group > 0 && items > facts.max_work_group)
     return "work-group " + std::to_string(c.wg_x) + "x" + std::to_string(c.wg_y) + " over the device's " +
            std::to_string(facts.max_work_group);
+  const std::size_t weights = c.weights == "local" ? sizeof(float) * F * round_up(F, 4) : 0;
   if (c.tile == "off") {
-    if (c.weights == "local") return "tile off: no local memory, so no local weights";
     if (c.shape == "vectors") return "tile off: the tile-less kernel has the rows shape only";
     if (c.copy == "flat") return "tile off: there is no copy to share";
+    if (weights + 1024 > facts.local_mem_bytes) return "weights " + std::to_string(weights) + " bytes, over the local memory";
     return "";
   }
-  const std::size_t weights = c.weights == "local" ? sizeof(float) * F * round_up(F, 4) : 0;
   const std::size_t tile = sizeof(float) * round_up(static_cast<std::size_t>(c.wg_x) * c.block_x + F - 1, 4) *
                            (static_cast<std::size_t>(c.wg_y) * c.block_y + F - 1);
   if (tile + weights + 1024 > facts.local_mem_bytes)  // a KiB spare for the compiler's own
@@ -96,10 +96,9 @@ std::string ruled_out(const DeviceFacts& facts, int F, const TunedConfig& c) {
 }
 
 std::vector<TunedConfig> search_space(const DeviceFacts& facts, int F, bool small) {
-  // The structure first (weights, tile, shape, copy, unroll) at the default
-  // block and work-group, then every block and work-group of each
-  // structure: the tuner times them in this order, so the best structures
-  // are known early when the time budget ends the search.
+  // The defaults first (the tuner's descent starts there), then each
+  // structure (weights, tile, shape, copy, unroll) at the default block and
+  // work-group, then every block and work-group of each structure.
   const TunedConfig base = documented_defaults(facts, F);
   std::vector<std::pair<int, int>> blocks = {{4, 1},  {4, 2},  {4, 4}, {4, 6}, {4, 8}, {4, 10},
                                              {4, 12}, {4, 16}, {8, 1}, {8, 2}, {8, 4}, {8, 8},
@@ -130,7 +129,7 @@ std::vector<TunedConfig> search_space(const DeviceFacts& facts, int F, bool smal
             TunedConfig c = base;
             c.weights = w, c.tile = t, c.shape = s, c.copy = cp, c.unroll = u;
             if (small) std::tie(c.wg_x, c.wg_y) = groups.front();
-            if (t == "off" && (w == "local" || s == "vectors" || cp == "flat")) continue;
+            if (t == "off" && (s == "vectors" || cp == "flat")) continue;
             structures.push_back(c);
             add(c);
           }
