@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The crossover experiment (docs/step8-separable.md, docs/step9-fft.md,
-# docs/results.md): time against filter width for step 6 (direct sum),
+# docs/results.md): time against filter width for step 7 (the tuned direct
+# sum: the stored winner of step7-tuned --tune where there is one, else its
+# defaults),
 # step 8 (rank 1: box; full rank: random) in both variants and step 9 (FFT,
 # the product apart and inside VkFFT's transform)
 # on one device. Results are not checked against the serial reference here
@@ -34,7 +36,7 @@ rounds="${CROSSOVER_ROUNDS:-1}"
 sweep() { bench/sweep-rounds.sh "$rounds" "$@"; }  # sweep OUT.csv [sweep options]
 for part in $parts; do
   case "$part" in
-    direct) sweep "$tmp-direct.csv" --steps 6 --images "$image" --filters "$(list random)" --reps "$reps" \
+    direct) sweep "$tmp-direct.csv" --steps 7 --images "$image" --filters "$(list random)" --reps "$reps" \
               --wgs auto --no-check "$@" ;;
     fft) sweep "$tmp-fft.csv" --steps 9 --images "$image" --filters "$(list random)" --reps "$reps" \
            --wgs auto --set product=separate,fused --no-check "$@" ;;

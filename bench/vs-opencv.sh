@@ -1,16 +1,21 @@
 #!/usr/bin/env bash
-# Step 6 (its default configuration) against OpenCV on the CPU, in one run:
-# 2048x2048, box filters F = 3, 5, 7, 15, 31, then one line per width with
-# step 6's median, cv::filter2D's with 1 and 2 threads and the fastest
-# cv::sepFilter2D (box filters are separable), and the ratios of OpenCV's
-# time over step 6's: against filter2D with 2 threads, and against the
-# fastest OpenCV call of all.
-#   bench/vs-opencv.sh [sweep device options]      run both, print the ratios
+# Step 7 against OpenCV on the CPU, in one run: 2048x2048, box filters
+# F = 3, 5, 7, 15, 31; step 7 at its documented defaults (an empty store)
+# and as tuned here (the store of build/bin/step7-tuned --tune), then
+# cv::filter2D with 1 and with 2 threads (OpenCV's own parallel_for: on a
+# 2-core machine the second thread often buys nothing) and the fastest
+# cv::sepFilter2D (box filters are separable). One line per width: the
+# medians, and the faster filter2D's time over each of step 7's.
+#   bench/vs-opencv.sh [sweep device options]      run them, print the ratios
 #   bench/vs-opencv.sh --from FILE.csv             only print them, from a CSV
-#                                                  of bench/results.sh
+#                                                  this script saved
 #   bench/vs-opencv.sh --save FILE.csv [options]   run, keep the CSV, and the
 #                                                  load average in FILE-load.txt
-# Environment: VS_IMAGE (2048x2048), VS_REPS (21: this 2-core machine's launches spread widely), BUILD (build).
+# Environment: VS_IMAGE (2048x2048), VS_REPS (21: this 2-core machine's
+# launches spread widely), BUILD (build), TUNED_CACHE (the folder whose
+# clconv/tuned-step7.txt holds the tuned winners; default: the user's cache,
+# $XDG_CACHE_HOME or ~/.cache). Widths with no stored winner run the
+# defaults in the tuned row too, and the table says so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build="${BUILD:-build}"
@@ -30,11 +35,29 @@ else
   image="${VS_IMAGE:-2048x2048}" reps="${VS_REPS:-21}" filters=box:3,box:5,box:7,box:15,box:31
   before="$(cut -d' ' -f1-3 /proc/loadavg)"
   echo "vs-opencv.sh: load average before: $before" >&2
-  "$build/bin/sweep" --steps 6 --images "$image" --filters "$filters" --wgs auto --reps "$reps" \
-    --no-check --output "$tmp/step6.csv" "$@"
+  tuned_cache="${TUNED_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}}"
+  [ -f "$tuned_cache/clconv/tuned-step7.txt" ] ||
+    echo "vs-opencv.sh: no $tuned_cache/clconv/tuned-step7.txt: run build/bin/step7-tuned --tune first" >&2
+  mkdir -p "$tmp/empty"
+  XDG_CACHE_HOME="$tmp/empty" "$build/bin/sweep" --steps 7 --images "$image" --filters "$filters" --wgs auto \
+    --reps "$reps" --no-check --output "$tmp/defaults.csv" "$@"
+  XDG_CACHE_HOME="$tuned_cache" "$build/bin/sweep" --steps 7 --images "$image" --filters "$filters" --wgs auto \
+    --reps "$reps" --no-check --output "$tmp/tuned.csv" "$@"
   threads=1
   [ "$(nproc)" -gt 1 ] && threads="1,$(nproc)"
-  cp "$tmp/step6.csv" "$csv"
+  # step 7's rows as variants "defaults" and "tuned"
+  python3 - "$tmp/defaults.csv" "$tmp/tuned.csv" "$csv" <<'PY'
+import csv, sys
+out = None
+for path, name in ((sys.argv[1], "defaults"), (sys.argv[2], "tuned")):
+    rows = list(csv.DictReader(open(path)))
+    if out is None:
+        out = csv.DictWriter(open(sys.argv[3], "w", newline=""), fieldnames=list(rows[0].keys()))
+        out.writeheader()
+    for r in rows:
+        r["variant"] = name
+        out.writerow(r)
+PY
   "$build/bin/opencv-filter2d" --images "$image" --filters "$filters" --reps "$reps" \
     --threads "$threads" --no-header >> "$csv"
   after="$(cut -d' ' -f1-3 /proc/loadavg)"
@@ -48,20 +71,23 @@ fi
 python3 - "$csv" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
-ours = {int(r["filter_width"]): float(r["median_ms"]) for r in rows if r["step"] == "step6-multioutput"}
+def ours(variant):
+    return {int(r["filter_width"]): float(r["median_ms"]) for r in rows
+            if r["step"] == "step7-tuned" and r["variant"] == variant}
+defaults, tuned = ours("defaults"), ours("tuned")
 def peer(step, f):  # {variant: median ms}
     return {r["variant"]: float(r["median_ms"]) for r in rows
             if r["step"] == step and int(r["filter_width"]) == f}
-print("%-4s %10s %12s %12s %12s %14s %14s" % ("F", "step 6 ms", "filter2D 1t", "filter2D 2t", "sepFilter2D",
-                                             "x filter2D 2t", "x fastest"))
-for f in sorted(ours):
+print("%-4s %11s %10s %12s %12s %12s %12s %12s" % ("F", "defaults ms", "tuned ms", "filter2D 1t", "filter2D 2t",
+                                                  "sepFilter2D", "x defaults", "x tuned"))
+for f in sorted(defaults):
     f2d, sep = peer("opencv.filter2D", f), peer("opencv.sepFilter2D", f)
     if not f2d:
         continue
-    two = f2d.get("threads=2", min(f2d.values()))
-    fastest = min(list(f2d.values()) + list(sep.values()))
-    print("%-4d %10.3g %12.3g %12.3g %12s %13.2fx %13.2fx" % (
-        f, ours[f], f2d.get("threads=1", float("nan")), two,
-        "%.3g" % min(sep.values()) if sep else "-", two / ours[f], fastest / ours[f]))
-print("x: OpenCV's time over step 6's (above 1: step 6 is faster); fastest: any OpenCV call")
+    best = min(f2d.values())
+    print("%-4d %11.3g %10.3g %12.3g %12s %12s %11.2fx %11.2fx" % (
+        f, defaults[f], tuned.get(f, float("nan")), f2d.get("threads=1", float("nan")),
+        "%.3g" % f2d["threads=2"] if "threads=2" in f2d else "-",
+        "%.3g" % min(sep.values()) if sep else "-", best / defaults[f], best / tuned.get(f, float("nan"))))
+print("x: the faster filter2D's time over step 7's (above 1: step 7 is faster)")
 PY

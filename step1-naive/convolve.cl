@@ -1,5 +1,5 @@
-// Step 1: the naive kernel. One work-item computes one output pixel, reading
-// the image and the filter straight from global memory.
+// Step 1: the naive kernel (docs/step1-naive.md). One work-item computes one
+// output pixel, reading the image and the filter straight from global memory.
 //
 // The host padded the input by the filter's reach, so the work-item at
 // (x, y) correlates the F x F window whose top-left corner is input (x, y)

@@ -1,42 +1,9 @@
-// Step 1: the naive kernel. One work-item computes one output pixel, reading
-// the image and the filter straight from global memory.
-//
-// Step 2: the filter moves to __constant memory. Every work-item of a
-// work-group reads the same filter weight at the same time; constant memory
-// is cached and broadcasts one value to all of them in one transaction.
-//
-// Step 3: the work-group first copies the input it needs - its own tile plus
-// a halo of F - 1 columns and rows - into __local memory, waits at a barrier,
-// then correlates from there. Each input pixel is read from global memory
-// about once per work-group instead of up to F * F times.
-//
-// Step 4: the inner loop is unrolled by four, so the loop test and branch
-// run a quarter as often. Three variants, chosen at build time:
-//   loop4  (default)          the leftover F % 4 columns run in a second loop;
-//   ifelse (-D REMAINDER_IFELSE) the leftovers are an if-else chain instead;
-//   fixed  (-D FILTER_WIDTH=F)   F is a compile-time constant, so the
-//                                compiler unrolls both loops completely.
-//
-// Step 5: the tile is copied four floats at a time, with float4 loads. The
-// launcher pads every row of the device image to a multiple of 32 floats
-// (128 bytes, --aligned on) and uploads it with enqueueWriteBufferRect, so
-// each float4 load is one aligned 16-byte transaction; it also leaves room
-// after the image so that whole float4s never leave the buffer, and the
-// copy needs no bounds test. The width is always a compile-time constant.
-//
-// Step 6: each work-item computes a BLOCK_X x BLOCK_Y block of outputs
-// (register blocking). It reads each tile row under its block into
-// registers once and uses each value in up to min(BLOCK_X, F) multiply-adds
-// for each of the up to min(BLOCK_Y, F) output rows that tile row meets:
-// local-memory values per multiply-add fall from 1 to
-// (BLOCK_X + F - 1) * (BLOCK_Y + F - 1) / (BLOCK_X * BLOCK_Y * F * F). The
-// block and the width are compile-time constants, so the sums and the row
-// live in registers. The launcher sizes the output to whole blocks (row
-// pitch a multiple of 4), so blocks are stored as float4s with no range guard.
-//
-// The host padded the input by the filter's reach, so the work-item at
-// (x, y) correlates the F x F window whose top-left corner is input (x, y)
-// and needs no border logic at all.
+// Step 6: register blocking (docs/step6-multioutput.md). Each work-item
+// computes a BLOCK_X x BLOCK_Y block of outputs, reading each tile row under
+// its block into registers once and reusing it across the block (the block
+// and the width are compile-time constants, so sums and row stay in
+// registers). The output is whole blocks, stored as float4s with no range
+// guard. The rest is step 5's kernel.
 
 __kernel void convolve(__global const float* input,   // padded, in_pitch floats per row
                        __constant float* filter,      // F x F, row-major

@@ -140,8 +140,9 @@ def vs_opencv(tag):
     return table(["filter", "step 6 ms", "step 6: % of limit", "filter2D 1 thread", "filter2D 2 threads",
                   "sepFilter2D, fastest", "filter2D 2t / step 6", "goal"], body) + caption(
         rows, "bench/vs-opencv.sh --save docs/results/vs-opencv-{}.csv".format(tag)) + (
-        "\nMedian ms over {} calls, {}x{}, box filters; step 6 with its default configuration. "
-        "Machine load during the run, {}.\n".format(s6["reps"], s6["width"], s6["height"], load_note))
+        "\nMeasured when this kernel was step 6 (the script now runs step 7: `vs-opencv-step7-{}.csv`). "
+        "Median ms over {} calls, {}x{}, box filters; step 6 with its default configuration. "
+        "Machine load during the run, {}.\n".format(tag, s6["reps"], s6["width"], s6["height"], load_note))
 
 
 def tuning(tag):

@@ -55,13 +55,15 @@ def _share(r, rates):
 
 def _command(tag, fallback):
     """The command that made a device's step 7 files, as the header of its
-    tuned-step7-TAG.txt names it (bench/tune-steps.sh ...)."""
+    tuned-step7-TAG.txt names it (bench/tune-steps.sh ...); where the
+    header names several ("... and bench/tune-steps.sh ..."), each in turn."""
     path = os.path.join(RESULTS, "tuned-step7-{}.txt".format(tag))
     if os.path.exists(path):
         with open(path) as f:
             head = f.readline()
         if "bench/tune-steps.sh" in head:
-            return head[head.index("bench/tune-steps.sh"):].strip()
+            commands = head[head.index("bench/tune-steps.sh"):].strip().split(" and ")
+            return "` and `".join(commands)
     return fallback
 
 
@@ -216,6 +218,7 @@ def cross():
 KINDS = [("tile on, rows", lambda v: "tile=on" in v and "shape=rows" in v),
          ("tile on, vectors", lambda v: "shape=vectors" in v),
          ("tile off", lambda v: "tile=off" in v),
+         ("weights constant", lambda v: "weights=constant" in v),
          ("weights inline", lambda v: "weights=inline" in v),
          ("weights local", lambda v: "weights=local" in v)]
 
@@ -240,4 +243,41 @@ def kinds(tag):
             rows[0]["width"], rows[0]["height"], rows[0]["reps"]))
 
 
-GENERATORS = {"step6-steps56": steps56, "step7-tuned": step7, "step7-cross": cross, "step7-kinds": kinds}
+def vs_opencv(tag):
+    """Step 7 at its defaults and as tuned against OpenCV in one run
+    (bench/vs-opencv.sh --save), with the goal: both faster than filter2D
+    at its best (the faster of its thread counts) at every width."""
+    name = "vs-opencv-step7-" + tag
+    rows = load(name)
+    load_path = os.path.join(RESULTS, name + "-load.txt")
+    load_note = open(load_path).read().strip() if os.path.exists(load_path) else "not recorded"
+    body = []
+    for w in sorted({int(r["filter_width"]) for r in rows}):
+        d = pick(rows, step=STEP7, variant="defaults", filter_width=str(w))
+        t = pick(rows, step=STEP7, variant="tuned", filter_width=str(w))
+        f2d = {r["variant"]: r for r in rows if r["step"] == "opencv.filter2D" and int(r["filter_width"]) == w}
+        seps = [r for r in rows if r["step"] == "opencv.sepFilter2D" and int(r["filter_width"]) == w]
+        if not (d and t and f2d):
+            continue
+        best = min(f2d.values(), key=_ms)
+        sep = min(seps, key=_ms) if seps else None
+        met = _ms(d) < _ms(best) and _ms(t) < _ms(best)
+        body.append(["F = {}".format(w), fmt(d["median_ms"]), fmt(t["median_ms"]),
+                     "{} % {}".format(fmt(t["pct_limit"]), t["limit"]),
+                     fmt(f2d["threads=1"]["median_ms"]) if "threads=1" in f2d else "-",
+                     fmt(f2d["threads=2"]["median_ms"]) if "threads=2" in f2d else "-",
+                     "{} ({})".format(fmt(sep["median_ms"]), sep["variant"]) if sep else "-",
+                     "{:.2f}x".format(_ms(best) / _ms(d)), "{:.2f}x".format(_ms(best) / _ms(t)),
+                     "met" if met else "not met"])
+    r = rows[0]
+    return table(["filter", "step 7 defaults, ms", "step 7 tuned, ms", "tuned: % of limit", "filter2D 1 thread",
+                  "filter2D 2 threads", "sepFilter2D, fastest", "filter2D / defaults", "filter2D / tuned",
+                  "both faster than filter2D"], body) + caption(
+        rows, "bench/vs-opencv.sh --save docs/results/{}.csv".format(name)) + (
+        "\nMedian ms over {} calls, {}x{}, box filters; tuned: the winners of `tuned-step7-{}.txt`; filter2D: "
+        "the faster of its two thread counts (OpenCV's own `parallel_for`). Machine load during the run, "
+        "{}.\n".format(r["reps"], r["width"], r["height"], tag, load_note))
+
+
+GENERATORS = {"step6-steps56": steps56, "step7-tuned": step7, "step7-cross": cross, "step7-kinds": kinds,
+              "step7-vs-opencv": vs_opencv}

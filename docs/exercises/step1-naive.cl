@@ -5,8 +5,8 @@
 //   cp docs/exercises/step1-naive.cl my-step1.cl
 //   CLCONV_KERNEL_STEP1=$PWD/my-step1.cl ctest --preset default -L step1
 //
-// Step 1: the naive kernel. One work-item computes one output pixel, reading
-// the image and the filter straight from global memory.
+// Step 1: the naive kernel (docs/step1-naive.md). One work-item computes one
+// output pixel, reading the image and the filter straight from global memory.
 //
 // The host padded the input by the filter's reach, so the work-item at
 // (x, y) correlates the F x F window whose top-left corner is input (x, y)

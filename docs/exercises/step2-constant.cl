@@ -5,16 +5,10 @@
 //   cp docs/exercises/step2-constant.cl my-step2.cl
 //   CLCONV_KERNEL_STEP2=$PWD/my-step2.cl ctest --preset default -L step2
 //
-// Step 1: the naive kernel. One work-item computes one output pixel, reading
-// the image and the filter straight from global memory.
-//
-// Step 2: the filter moves to __constant memory. Every work-item of a
-// work-group reads the same filter weight at the same time; constant memory
-// is cached and broadcasts one value to all of them in one transaction.
-//
-// The host padded the input by the filter's reach, so the work-item at
-// (x, y) correlates the F x F window whose top-left corner is input (x, y)
-// and needs no border logic at all.
+// Step 2: the filter moves to __constant memory (docs/step2-constant.md).
+// Every work-item of a work-group reads the same filter weight at the same
+// time; constant memory is cached and broadcasts one value to all of them in
+// one transaction. The rest is step 1's kernel.
 
 __kernel void convolve(__global const float* input,   // padded, in_pitch floats per row
                        __constant float* filter,      // F x F, row-major

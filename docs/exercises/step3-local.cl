@@ -5,21 +5,11 @@
 //   cp docs/exercises/step3-local.cl my-step3.cl
 //   CLCONV_KERNEL_STEP3=$PWD/my-step3.cl ctest --preset default -L step3
 //
-// Step 1: the naive kernel. One work-item computes one output pixel, reading
-// the image and the filter straight from global memory.
-//
-// Step 2: the filter moves to __constant memory. Every work-item of a
-// work-group reads the same filter weight at the same time; constant memory
-// is cached and broadcasts one value to all of them in one transaction.
-//
-// Step 3: the work-group first copies the input it needs - its own tile plus
-// a halo of F - 1 columns and rows - into __local memory, waits at a barrier,
-// then correlates from there. Each input pixel is read from global memory
-// about once per work-group instead of up to F * F times.
-//
-// The host padded the input by the filter's reach, so the work-item at
-// (x, y) correlates the F x F window whose top-left corner is input (x, y)
-// and needs no border logic at all.
+// Step 3: a tile in local memory (docs/step3-local.md). The work-group first
+// copies the input it needs - its own tile plus a halo of F - 1 columns and
+// rows - into __local memory, waits at a barrier, then correlates from
+// there. Each input pixel is read from global memory about once per
+// work-group instead of up to F * F times. The rest is step 2's kernel.
 
 __kernel void convolve(__global const float* input,   // padded, in_pitch floats per row
                        __constant float* filter,      // F x F, row-major

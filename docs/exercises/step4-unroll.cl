@@ -6,28 +6,14 @@
 //   cp docs/exercises/step4-unroll.cl my-step4.cl
 //   CLCONV_KERNEL_STEP4=$PWD/my-step4.cl ctest --preset default -L step4
 //
-// Step 1: the naive kernel. One work-item computes one output pixel, reading
-// the image and the filter straight from global memory.
-//
-// Step 2: the filter moves to __constant memory. Every work-item of a
-// work-group reads the same filter weight at the same time; constant memory
-// is cached and broadcasts one value to all of them in one transaction.
-//
-// Step 3: the work-group first copies the input it needs - its own tile plus
-// a halo of F - 1 columns and rows - into __local memory, waits at a barrier,
-// then correlates from there. Each input pixel is read from global memory
-// about once per work-group instead of up to F * F times.
-//
-// Step 4: the inner loop is unrolled by four, so the loop test and branch
-// run a quarter as often. Three variants, chosen at build time:
+// Step 4: the inner loop unrolled by four (docs/step4-unroll.md), so the
+// loop test and branch run a quarter as often. Three variants, chosen at
+// build time:
 //   loop4  (default)          the leftover F % 4 columns run in a second loop;
 //   ifelse (-D REMAINDER_IFELSE) the leftovers are an if-else chain instead;
 //   fixed  (-D FILTER_WIDTH=F)   F is a compile-time constant, so the
 //                                compiler unrolls both loops completely.
-//
-// The host padded the input by the filter's reach, so the work-item at
-// (x, y) correlates the F x F window whose top-left corner is input (x, y)
-// and needs no border logic at all.
+// The rest is step 3's kernel.
 
 __kernel void convolve(__global const float* input,   // padded, in_pitch floats per row
                        __constant float* filter,      // F x F, row-major

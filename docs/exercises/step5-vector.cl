@@ -6,35 +6,11 @@
 //   cp docs/exercises/step5-vector.cl my-step5.cl
 //   CLCONV_KERNEL_STEP5=$PWD/my-step5.cl ctest --preset default -L step5
 //
-// Step 1: the naive kernel. One work-item computes one output pixel, reading
-// the image and the filter straight from global memory.
-//
-// Step 2: the filter moves to __constant memory. Every work-item of a
-// work-group reads the same filter weight at the same time; constant memory
-// is cached and broadcasts one value to all of them in one transaction.
-//
-// Step 3: the work-group first copies the input it needs - its own tile plus
-// a halo of F - 1 columns and rows - into __local memory, waits at a barrier,
-// then correlates from there. Each input pixel is read from global memory
-// about once per work-group instead of up to F * F times.
-//
-// Step 4: the inner loop is unrolled by four, so the loop test and branch
-// run a quarter as often. Three variants, chosen at build time:
-//   loop4  (default)          the leftover F % 4 columns run in a second loop;
-//   ifelse (-D REMAINDER_IFELSE) the leftovers are an if-else chain instead;
-//   fixed  (-D FILTER_WIDTH=F)   F is a compile-time constant, so the
-//                                compiler unrolls both loops completely.
-//
-// Step 5: the tile is copied four floats at a time, with float4 loads. The
-// launcher pads every row of the device image to a multiple of 32 floats
-// (128 bytes, --aligned on) and uploads it with enqueueWriteBufferRect, so
-// each float4 load is one aligned 16-byte transaction; it also leaves room
-// after the image so that whole float4s never leave the buffer, and the
-// copy needs no bounds test. The width is always a compile-time constant.
-//
-// The host padded the input by the filter's reach, so the work-item at
-// (x, y) correlates the F x F window whose top-left corner is input (x, y)
-// and needs no border logic at all.
+// Step 5: the tile copied with float4 loads (docs/step5-vector.md). The
+// launcher pads each row of the device image to 32 floats (128 bytes,
+// --aligned on), so each load is one aligned 16-byte transaction, and leaves
+// room after the image so that whole float4s never leave the buffer: the
+// copy needs no bounds test. The rest is step 4's kernel, width compiled in.
 
 __kernel void convolve(__global const float* input,   // padded, in_pitch floats per row
                        __constant float* filter,      // F x F, row-major
