@@ -167,6 +167,10 @@ def _skipped(tag):
         if m:
             run = (int(m.group(2)), "{} (wg {})".format(m.group(1), m.group(3)))
             continue
+        m = re.match(r"== F = (\d+): (.*) wg=(\S+)$", line.strip())  # bench/tune-steps.sh's own heading
+        if m:
+            run = (int(m.group(1)), "{} (wg {})".format(m.group(2), m.group(3)))
+            continue
         m = re.match(r"sweep: skipped: a (\S+) tile .*? needs (\d+) bytes of local memory.*?limit of (\d+) bytes", line)
         if m and run:
             out.append((run[0], run[1], (int(m.group(2)) // 1024, int(m.group(3)) // 1024)))
@@ -191,8 +195,9 @@ def cross():
             limit = skipped[0][2][1]
             span = "F = {}".format(widths[0]) if len(widths) == 1 else "F = {} to {}".format(min(widths), max(widths))
             need = "{} KiB".format(sizes[0]) if sizes[0] == sizes[-1] else "{} to {} KiB".format(sizes[0], sizes[-1])
-            body.append([device, span, "each (16x16 groups of {} blocks)".format(
-                " and ".join(sorted({c.split("block=")[1].split()[0] for _, c, _ in skipped}))),
+            shapes = sorted({"{} groups of {} blocks".format(c.split("(wg ")[1].rstrip(")"),
+                                                             c.split("block=")[1].split()[0]) for _, c, _ in skipped})
+            body.append([device, span, "each ({})".format(", ".join(shapes)),
                 "does not run: the tile needs {} of local memory, the device has {} KiB".format(need, limit),
                 "-", "-", "-"])
         if not _exists("cross-" + tag):
@@ -211,8 +216,9 @@ def cross():
                   "this device's defaults, ms", "over this device's winner"], body) + (
         "\n*Each device's tuned winners run on the other device, with their options given (`bench/tune-steps.sh` "
         "with `CROSS=`: `docs/results/cross-pocl.csv`, box filters; `cross-h100.txt`, the sweep's log), beside that device's own winner (`tuned-*.csv`, random "
-        "filters) and its step 7 defaults (`steps567-*.csv`, the same filters as the cross run); 2026-11-25. "
-        "Above 1: slower than this device's winner.*\n")
+        "filters) and its step 7 defaults (`steps567-*.csv`, the same filters as the cross run); {}. "
+        "Above 1: slower than this device's winner.*\n").format(
+        ", ".join(sorted({r["date"] for tag in ("h100", "pocl") if _exists("cross-" + tag) for r in load("cross-" + tag)})))
 
 
 KINDS = [("tile on, rows", lambda v: "tile=on" in v and "shape=rows" in v),
