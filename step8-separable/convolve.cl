@@ -1,38 +1,5 @@
-// Step 1: the naive kernel. One work-item computes one output pixel, reading
-// the image and the filter straight from global memory.
-//
-// Step 2: the filter moves to __constant memory. Every work-item of a
-// work-group reads the same filter weight at the same time; constant memory
-// is cached and broadcasts one value to all of them in one transaction.
-//
-// Step 3: the work-group first copies the input it needs - its own tile plus
-// a halo of F - 1 columns and rows - into __local memory, waits at a barrier,
-// then correlates from there. Each input pixel is read from global memory
-// about once per work-group instead of up to F * F times.
-//
-// Step 4: the inner loop is unrolled by four, so the loop test and branch
-// run a quarter as often. Three variants, chosen at build time:
-//   loop4  (default)          the leftover F % 4 columns run in a second loop;
-//   ifelse (-D REMAINDER_IFELSE) the leftovers are an if-else chain instead;
-//   fixed  (-D FILTER_WIDTH=F)   F is a compile-time constant, so the
-//                                compiler unrolls both loops completely.
-//
-// Step 5: the tile is copied four floats at a time, with float4 loads. The
-// launcher pads every row of the device image to a multiple of 32 floats
-// (128 bytes, --aligned on) and uploads it with enqueueWriteBufferRect, so
-// each float4 load is one aligned 16-byte transaction; it also leaves room
-// after the image so that whole float4s never leave the buffer, and the
-// copy needs no bounds test. The width is always a compile-time constant.
-//
-// Step 6: each work-item computes a BLOCK_X x BLOCK_Y block of outputs
-// (register blocking). It reads each tile row under its block into
-// registers once and uses each value in up to min(BLOCK_X, F) multiply-adds
-// for each of the up to min(BLOCK_Y, F) output rows that tile row meets:
-// local-memory values per FMA fall from 1 to
-// (BLOCK_X + F - 1) * (BLOCK_Y + F - 1) / (BLOCK_X * BLOCK_Y * F * F). The
-// block and the width are compile-time constants, so the sums and the row
-// live in registers. The launcher sizes the output to whole blocks (row
-// pitch a multiple of 4), so blocks are stored as float4s with no range guard.
+// Step 8: a change of algorithm (docs/step8-separable.md), built from step 6's
+// pieces: the tile, float4 loads and register blocking.
 //
 // Step 8: a separable filter, K = column * row^T, is two 1D filters, so
 // the F x F sum becomes two sums of F: a row pass (1 x F taps, over every
@@ -57,15 +24,87 @@
 // then stores them to __local memory, instead of one load, wait, store at a
 // time.
 //
-// The host padded the input by the filter's reach, so the work-item at
-// (x, y) correlates the F x F window whose top-left corner is input (x, y)
-// and needs no border logic at all.
+// The host padded the input by the filter's reach, as in every step. The
+// register block's loops are written once, as the functions below, for
+// all four kernels.
 
 #define GROUP_SIZE (WG_X * WG_Y)
 // The tile of `convolve`: the group's outputs plus TAPS - 1 in each direction.
 #define TILE_WIDTH ((WG_X * BLOCK_X + TAPS_X - 1 + 3) / 4 * 4)
 #define TILE_HEIGHT (WG_Y * BLOCK_Y + TAPS_Y - 1)
 #define TILE_LOADS ((TILE_WIDTH / 4 * TILE_HEIGHT + GROUP_SIZE - 1) / GROUP_SIZE)
+#define ROW_FLOAT4S ((BLOCK_X + TAPS_X - 1 + 3) / 4)  // a pass's row under a block, in float4s
+
+// ---- the register block, once ------------------------------------------------
+
+inline void zero_block(float sum[BLOCK_Y][BLOCK_X]) {
+#pragma unroll
+  for (int by = 0; by < BLOCK_Y; by++) {
+#pragma unroll
+    for (int bx = 0; bx < BLOCK_X; bx++) sum[by][bx] = 0.0f;
+  }
+}
+
+// A pass: row j under the block (in registers) meets output row by through
+// filter row j - by of the TAPS_Y x TAPS_X window.
+inline void add_tile_row(float sum[BLOCK_Y][BLOCK_X], const float* row, const int j,
+                         __constant const float* filter) {
+#pragma unroll
+  for (int by = 0; by < BLOCK_Y; by++) {
+    const int r = j - by;
+    if (r >= 0 && r < TAPS_Y) {
+#pragma unroll
+      for (int c = 0; c < TAPS_X; c++) {
+        const float w = filter[r * TAPS_X + c];
+#pragma unroll
+        for (int bx = 0; bx < BLOCK_X; bx++) sum[by][bx] += w * row[bx + c];
+      }
+    }
+  }
+}
+
+// The fused kernels' row pass: BLOCK_X sums of F taps along one row.
+inline void row_sums(float part[BLOCK_X], const float* row, __constant const float* row_weights) {
+#pragma unroll
+  for (int bx = 0; bx < BLOCK_X; bx++) part[bx] = 0.0f;
+#pragma unroll
+  for (int c = 0; c < FILTER_WIDTH; c++) {
+    const float w = row_weights[c];
+#pragma unroll
+    for (int bx = 0; bx < BLOCK_X; bx++) part[bx] += w * row[bx + c];
+  }
+}
+
+// The fused kernels' column pass: the row sums of row j meet output row by
+// through column weight j - by.
+inline void add_row_sums(float sum[BLOCK_Y][BLOCK_X], const float* part, const int j,
+                         __constant const float* column_weights) {
+#pragma unroll
+  for (int by = 0; by < BLOCK_Y; by++) {
+    const int r = j - by;
+    if (r >= 0 && r < FILTER_WIDTH) {
+      const float w = column_weights[r];
+#pragma unroll
+      for (int bx = 0; bx < BLOCK_X; bx++) sum[by][bx] += w * part[bx];
+    }
+  }
+}
+
+// The block's sums stored as float4s (the output is whole blocks), added to
+// what is there when `accumulate` (a term after the first).
+inline void store_block(float sum[BLOCK_Y][BLOCK_X], __global float* output, const int x, const int y,
+                        const int out_pitch, const int accumulate) {
+#pragma unroll
+  for (int by = 0; by < BLOCK_Y; by++) {
+#pragma unroll
+    for (int q = 0; q < BLOCK_X / 4; q++) {
+      float4 v = (float4)(sum[by][4 * q], sum[by][4 * q + 1], sum[by][4 * q + 2], sum[by][4 * q + 3]);
+      __global float4* out = (__global float4*)(output + (y + by) * out_pitch + x + 4 * q);
+      if (accumulate) v += *out;
+      *out = v;
+    }
+  }
+}
 
 __kernel __attribute__((reqd_work_group_size(WG_X, WG_Y, 1)))
 void convolve(__global const float* input,   // padded, in_pitch floats per row
@@ -98,13 +137,8 @@ void convolve(__global const float* input,   // padded, in_pitch floats per row
   // Every work-item of the group must arrive here before any reads the tile.
   barrier(CLK_LOCAL_MEM_FENCE);
 
-#define ROW_FLOAT4S ((BLOCK_X + TAPS_X - 1 + 3) / 4)  // the tile row under a block, in float4s
   float sum[BLOCK_Y][BLOCK_X];
-#pragma unroll
-  for (int by = 0; by < BLOCK_Y; by++) {
-#pragma unroll
-    for (int bx = 0; bx < BLOCK_X; bx++) sum[by][bx] = 0.0f;
-  }
+  zero_block(sum);
   // Tile row j meets output row by of the block through filter row j - by.
   // With -D UNROLL_ROWS the compiler unrolls this loop too, so each weight
   // is loaded once (good for small filters, on some devices; see the lesson).
@@ -116,32 +150,10 @@ void convolve(__global const float* input,   // padded, in_pitch floats per row
     const int t = (ly * BLOCK_Y + j) * TILE_WIDTH + lx * BLOCK_X;
 #pragma unroll
     for (int q = 0; q < ROW_FLOAT4S; q++) vstore4(vload4(q, tile + t), q, row);
-#pragma unroll
-    for (int by = 0; by < BLOCK_Y; by++) {
-      const int r = j - by;
-      if (r >= 0 && r < TAPS_Y) {
-#pragma unroll
-        for (int c = 0; c < TAPS_X; c++) {
-          const float w = filter[r * TAPS_X + c];
-#pragma unroll
-          for (int bx = 0; bx < BLOCK_X; bx++) sum[by][bx] += w * row[bx + c];
-        }
-      }
-    }
+    add_tile_row(sum, row, j, filter);
   }
-
-  const int x = (get_group_id(0) * get_local_size(0) + lx) * BLOCK_X;
-  const int y = (get_group_id(1) * get_local_size(1) + ly) * BLOCK_Y;
-#pragma unroll
-  for (int by = 0; by < BLOCK_Y; by++) {
-#pragma unroll
-    for (int q = 0; q < BLOCK_X / 4; q++) {
-      float4 v = (float4)(sum[by][4 * q], sum[by][4 * q + 1], sum[by][4 * q + 2], sum[by][4 * q + 3]);
-      __global float4* out = (__global float4*)(output + (y + by) * out_pitch + x + 4 * q);
-      if (accumulate) v += *out;
-      *out = v;
-    }
-  }
+  store_block(sum, output, (get_group_id(0) * get_local_size(0) + lx) * BLOCK_X,
+              (get_group_id(1) * get_local_size(1) + ly) * BLOCK_Y, out_pitch, accumulate);
 }
 
 #ifdef DIRECT_PASS
@@ -164,43 +176,19 @@ void convolve_direct(__global const float* input,   // padded, in_pitch floats p
   const int x = get_global_id(0) * BLOCK_X;
   const int y = get_global_id(1) * BLOCK_Y;
   float sum[BLOCK_Y][BLOCK_X];
-#pragma unroll
-  for (int by = 0; by < BLOCK_Y; by++) {
-#pragma unroll
-    for (int bx = 0; bx < BLOCK_X; bx++) sum[by][bx] = 0.0f;
-  }
+  zero_block(sum);
 #ifdef UNROLL_ROWS
 #pragma unroll
 #endif
   for (int j = 0; j < BLOCK_Y + TAPS_Y - 1; j++) {
     // x is a multiple of 4 and the pitch of 32, so these loads are aligned.
     __global const float* in = input + (y + j) * in_pitch + x;
-    float row[4 * ROW_FLOAT4S];  // (ROW_FLOAT4S: as in convolve)
+    float row[4 * ROW_FLOAT4S];
 #pragma unroll
     for (int q = 0; q < ROW_FLOAT4S; q++) vstore4(*(__global const float4*)(in + 4 * q), q, row);
-#pragma unroll
-    for (int by = 0; by < BLOCK_Y; by++) {
-      const int r = j - by;
-      if (r >= 0 && r < TAPS_Y) {
-#pragma unroll
-        for (int c = 0; c < TAPS_X; c++) {
-          const float w = filter[r * TAPS_X + c];
-#pragma unroll
-          for (int bx = 0; bx < BLOCK_X; bx++) sum[by][bx] += w * row[bx + c];
-        }
-      }
-    }
+    add_tile_row(sum, row, j, filter);
   }
-#pragma unroll
-  for (int by = 0; by < BLOCK_Y; by++) {
-#pragma unroll
-    for (int q = 0; q < BLOCK_X / 4; q++) {
-      float4 v = (float4)(sum[by][4 * q], sum[by][4 * q + 1], sum[by][4 * q + 2], sum[by][4 * q + 3]);
-      __global float4* out = (__global float4*)(output + (y + by) * out_pitch + x + 4 * q);
-      if (accumulate) v += *out;
-      *out = v;
-    }
-  }
+  store_block(sum, output, x, y, out_pitch, accumulate);
 }
 #endif
 
@@ -247,11 +235,7 @@ void convolve_fused(__global const float* input,   // padded, in_pitch floats pe
 #define SEGMENT_FLOAT4S ((BLOCK_X + F - 1 + 3) / 4)  // the tile row under a block, in float4s
   const int mid_width = WG_X * BLOCK_X;
   float sum[BLOCK_Y][BLOCK_X];
-#pragma unroll
-  for (int by = 0; by < BLOCK_Y; by++) {
-#pragma unroll
-    for (int bx = 0; bx < BLOCK_X; bx++) sum[by][bx] = 0.0f;
-  }
+  zero_block(sum);
   for (int term = 0; term < rank; term++) {
     __constant float* row_weights = filter + term * 2 * F;
     __constant float* column_weights = row_weights + F;
@@ -262,14 +246,7 @@ void convolve_fused(__global const float* input,   // padded, in_pitch floats pe
 #pragma unroll
       for (int q = 0; q < SEGMENT_FLOAT4S; q++) vstore4(vload4(q, tile + t), q, row);
       float part[BLOCK_X];
-#pragma unroll
-      for (int bx = 0; bx < BLOCK_X; bx++) part[bx] = 0.0f;
-#pragma unroll
-      for (int c = 0; c < F; c++) {
-        const float w = row_weights[c];
-#pragma unroll
-        for (int bx = 0; bx < BLOCK_X; bx++) part[bx] += w * row[bx + c];
-      }
+      row_sums(part, row, row_weights);
 #pragma unroll
       for (int q = 0; q < BLOCK_X / 4; q++)
         vstore4(vload4(q, part), 0, mid + ty * mid_width + lx * BLOCK_X + 4 * q);
@@ -284,29 +261,12 @@ void convolve_fused(__global const float* input,   // padded, in_pitch floats pe
 #pragma unroll
       for (int q = 0; q < BLOCK_X / 4; q++)
         vstore4(vload4(0, mid + (ly * BLOCK_Y + j) * mid_width + lx * BLOCK_X + 4 * q), q, column);
-#pragma unroll
-      for (int by = 0; by < BLOCK_Y; by++) {
-        const int r = j - by;
-        if (r >= 0 && r < F) {
-          const float w = column_weights[r];
-#pragma unroll
-          for (int bx = 0; bx < BLOCK_X; bx++) sum[by][bx] += w * column[bx];
-        }
-      }
+      add_row_sums(sum, column, j, column_weights);
     }
     barrier(CLK_LOCAL_MEM_FENCE);  // the next term's row pass overwrites mid
   }
-
-  const int x = (get_group_id(0) * get_local_size(0) + lx) * BLOCK_X;
-  const int y = (get_group_id(1) * get_local_size(1) + ly) * BLOCK_Y;
-#pragma unroll
-  for (int by = 0; by < BLOCK_Y; by++) {
-#pragma unroll
-    for (int q = 0; q < BLOCK_X / 4; q++) {
-      const float4 v = (float4)(sum[by][4 * q], sum[by][4 * q + 1], sum[by][4 * q + 2], sum[by][4 * q + 3]);
-      *(__global float4*)(output + (y + by) * out_pitch + x + 4 * q) = v;
-    }
-  }
+  store_block(sum, output, (get_group_id(0) * get_local_size(0) + lx) * BLOCK_X,
+              (get_group_id(1) * get_local_size(1) + ly) * BLOCK_Y, out_pitch, 0);
 }
 
 #ifdef DIRECT_PASS
@@ -328,11 +288,7 @@ void convolve_fused_direct(__global const float* input,   // padded, in_pitch fl
   const int x = get_global_id(0) * BLOCK_X;
   const int y = get_global_id(1) * BLOCK_Y;
   float sum[BLOCK_Y][BLOCK_X];
-#pragma unroll
-  for (int by = 0; by < BLOCK_Y; by++) {
-#pragma unroll
-    for (int bx = 0; bx < BLOCK_X; bx++) sum[by][bx] = 0.0f;
-  }
+  zero_block(sum);
   for (int term = 0; term < rank; term++) {
     __constant float* row_weights = filter + term * 2 * F;
     __constant float* column_weights = row_weights + F;
@@ -340,39 +296,17 @@ void convolve_fused_direct(__global const float* input,   // padded, in_pitch fl
 #pragma unroll
 #endif
     for (int j = 0; j < BLOCK_Y + F - 1; j++) {
-      // The row pass on input row y + j (aligned float4 loads, as above).
+      // The row pass on input row y + j (aligned float4 loads, as above),
+      // then the column pass: that row's sums meet output rows j - F + 1 .. j.
       __global const float* in = input + (y + j) * in_pitch + x;
       float row[4 * SEGMENT_FLOAT4S];
 #pragma unroll
       for (int q = 0; q < SEGMENT_FLOAT4S; q++) vstore4(*(__global const float4*)(in + 4 * q), q, row);
       float part[BLOCK_X];
-#pragma unroll
-      for (int bx = 0; bx < BLOCK_X; bx++) part[bx] = 0.0f;
-#pragma unroll
-      for (int c = 0; c < F; c++) {
-        const float w = row_weights[c];
-#pragma unroll
-        for (int bx = 0; bx < BLOCK_X; bx++) part[bx] += w * row[bx + c];
-      }
-      // The column pass: that row's sums meet output rows j - F + 1 .. j.
-#pragma unroll
-      for (int by = 0; by < BLOCK_Y; by++) {
-        const int r = j - by;
-        if (r >= 0 && r < F) {
-          const float w = column_weights[r];
-#pragma unroll
-          for (int bx = 0; bx < BLOCK_X; bx++) sum[by][bx] += w * part[bx];
-        }
-      }
+      row_sums(part, row, row_weights);
+      add_row_sums(sum, part, j, column_weights);
     }
   }
-#pragma unroll
-  for (int by = 0; by < BLOCK_Y; by++) {
-#pragma unroll
-    for (int q = 0; q < BLOCK_X / 4; q++) {
-      const float4 v = (float4)(sum[by][4 * q], sum[by][4 * q + 1], sum[by][4 * q + 2], sum[by][4 * q + 3]);
-      *(__global float4*)(output + (y + by) * out_pitch + x + 4 * q) = v;
-    }
-  }
+  store_block(sum, output, x, y, out_pitch, 0);
 }
 #endif
