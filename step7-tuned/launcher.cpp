@@ -197,6 +197,11 @@ class ThisStep : public Step {
       set("copy", c.copy);
       set("unroll", c.unroll);
       if (!options.kernel_source.empty() && option(options, "tile") == "auto") c.tile = "on";
+      // A shape or copy given that only the tile has brings the tile, where
+      // left to auto (a GPU's defaults and winners run without it).
+      if (option(options, "tile") == "auto" &&
+          (option(options, "shape") == "vectors" || option(options, "copy") == "flat"))
+        c.tile = "on";
       if (c.tile == "off") {  // the tile-less kernel's one shape, where left to auto
         if (option(options, "shape") == "auto") c.shape = "rows";
         if (option(options, "copy") == "auto") c.copy = "rows";

@@ -195,6 +195,28 @@ TEST_CASE("step7: the step runs the stored winner, and says which configuration 
   CHECK(r.out.find("block=4x1") != std::string::npos);
 }
 
+TEST_CASE("step7: an option only the tile has brings the tile to a winner without it", "[step7-tuned][cli]") {
+  // A GPU's defaults and winners read without the tile; a stored winner
+  // without it stands in for them on this device.
+  ScratchCache cache("tileless");
+  TunedConfig c = documented_defaults(test::device().facts(), 5);
+  c.tile = "off", c.shape = "rows", c.copy = "rows", c.block_x = 4;
+  REQUIRE(store_winner(test::device().facts(), 5, c, 1.0));
+  for (const std::vector<std::string>& given : {std::vector<std::string>{"--shape", "vectors"},
+                                                {"--copy", "flat"},
+                                                {"--weights", "local"}}) {
+    std::vector<std::string> args = {"--image", "synthetic:40x30", "--filter", "random:5", "--reps", "1", "--verify"};
+    args.insert(args.end(), given.begin(), given.end());
+    const test::Outcome r = test::run_program("step7-tuned", args);
+    INFO(given[0] << " " << given[1] << "\n" << r.out << r.err);
+    REQUIRE(r.status == 0);
+    CHECK(r.out.find(given[0].substr(2) + "=" + given[1]) != std::string::npos);
+    CHECK(r.out.find(given[1] == "local" ? "tile=off" : "tile=on") != std::string::npos);
+    CHECK(r.out.find("tuned winner") != std::string::npos);  // the winner's other choices kept
+    CHECK(r.out.find("block=4x") != std::string::npos);
+  }
+}
+
 TEST_CASE("step7: --tune searches a small space, checks, stores, and reports", "[step7-tuned][cli]") {
   ScratchCache cache("tune");
   const test::Outcome r = test::run_program(
