@@ -49,6 +49,14 @@ inline void copy_weights(__local float* weights, __constant const float* filter)
 #define WEIGHT(r, c) weights[(r) * F + (c)]
 #endif
 
+inline void zero_block(float sum[BLOCK_Y][BLOCK_X]) {
+#pragma unroll
+  for (int by = 0; by < BLOCK_Y; by++) {
+#pragma unroll
+    for (int bx = 0; bx < BLOCK_X; bx++) sum[by][bx] = 0.0f;
+  }
+}
+
 // The register-block loop, once: tile row j of the block (in registers,
 // `row`) meets output row by through filter row j - by, and adds its
 // products into the block's sums.
@@ -130,11 +138,7 @@ __kernel void convolve(__global const float* input,   // padded, in_pitch floats
 #ifndef VECTOR_BLOCK
   // rows: each tile row under the block in registers, reused across the block.
   float sum[BLOCK_Y][BLOCK_X];
-#pragma unroll
-  for (int by = 0; by < BLOCK_Y; by++) {
-#pragma unroll
-    for (int bx = 0; bx < BLOCK_X; bx++) sum[by][bx] = 0.0f;
-  }
+  zero_block(sum);
 #ifdef UNROLL_ROWS
 #pragma unroll
 #endif
@@ -202,11 +206,7 @@ __kernel void convolve_direct(__global const float* input,   // padded, in_pitch
   const int x = get_global_id(0) * BLOCK_X;
   const int y = get_global_id(1) * BLOCK_Y;
   float sum[BLOCK_Y][BLOCK_X];
-#pragma unroll
-  for (int by = 0; by < BLOCK_Y; by++) {
-#pragma unroll
-    for (int bx = 0; bx < BLOCK_X; bx++) sum[by][bx] = 0.0f;
-  }
+  zero_block(sum);
 #ifdef UNROLL_ROWS
 #pragma unroll
 #endif
