@@ -167,6 +167,7 @@ int tune_main(int argc, char** argv) {
       const auto start = Clock::now();
       double best_ms = INFINITY, default_ms = NAN;
       TunedConfig best;
+      Row best_row;
       std::size_t done = 0;
       int skipped = 0;
       bool out_of_time = false;
@@ -206,6 +207,7 @@ int tune_main(int argc, char** argv) {
             if (ms < best_ms) {
               best_ms = ms;
               best = c;
+              best_row = row;
             }
           }
         } catch (const UsageError&) {
@@ -242,9 +244,7 @@ int tune_main(int argc, char** argv) {
       for (const auto& c : rest) try_config(c);
       progress.finish();
       if (!std::isfinite(best_ms)) throw Error("F = " + std::to_string(F) + ": no configuration ran on " + facts.name);
-      Row winner = problem_row(facts, "step7-tuned", best.text(), problem);
-      for (const Row& r : all_rows)
-        if (r.variant == best.text() && r.filter_width == F) winner = r;
+      Row winner = best_row;
       winner.speedup_prev = default_ms / best_ms;  // over the documented defaults
       winners.push_back(winner);
       std::cerr << "step7-tuned --tune: F = " << F << ": " << best.text() << ", " << ms_text(best_ms) << " ("

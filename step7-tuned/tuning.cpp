@@ -114,7 +114,7 @@ std::vector<TunedConfig> search_space(const DeviceFacts& facts, int F, bool smal
     weights = {"constant", "inline"};
     copies = {"rows"};
   }
-  std::vector<TunedConfig> space, seen;
+  std::vector<TunedConfig> space;
   auto add = [&](const TunedConfig& c) {
     if (std::find(space.begin(), space.end(), c) != space.end() || !ruled_out(facts, F, c).empty()) return;
     space.push_back(c);
@@ -129,8 +129,7 @@ std::vector<TunedConfig> search_space(const DeviceFacts& facts, int F, bool smal
             TunedConfig c = base;
             c.weights = w, c.tile = t, c.shape = s, c.copy = cp, c.unroll = u;
             if (small) std::tie(c.wg_x, c.wg_y) = groups.front();
-            if (t == "off" && (s == "vectors" || cp == "flat")) continue;
-            structures.push_back(c);
+            structures.push_back(c);  // add() leaves out what ruled_out names
             add(c);
           }
   for (const auto& c : structures)
