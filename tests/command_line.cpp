@@ -50,6 +50,26 @@ void expect_error(const Outcome& r, int status, const std::string& needle) {
 
 }  // namespace
 
+TEST_CASE("a run is retried only when LeakSanitizer's own tracer crashed", "[cli]") {
+  const std::string tracer = "Tracer caught signal 11: addr=0x200000af0 pc=0x7f sp=0x7f\n"
+                             "==1==LeakSanitizer has encountered a fatal error.\n";
+  Outcome r;
+  r.err = "verify: OK\n" + tracer;
+  CHECK(test::tracer_crash_only(r));  // abort_on_error: ended by a signal
+  r.status = 1;
+  CHECK(test::tracer_crash_only(r));
+  r.status = 0;
+  CHECK_FALSE(test::tracer_crash_only(r));
+  r.status = -1;
+  for (const char* finding : {"==1==ERROR: AddressSanitizer: heap-use-after-free", "==1==ERROR: LeakSanitizer: detected "
+                              "memory leaks", "x.cpp:3:5: runtime error: signed integer overflow"}) {
+    r.err = std::string(finding) + "\n" + tracer;
+    CHECK_FALSE(test::tracer_crash_only(r));
+  }
+  r.err = "Tracer caught signal 11\n";  // the scan crashed, but LeakSanitizer did not say it gave up
+  CHECK_FALSE(test::tracer_crash_only(r));
+}
+
 TEST_CASE("every executable answers --help with exit 0 and its real options", "[cli]") {
   auto programs = step_programs();
   programs.push_back("tour");

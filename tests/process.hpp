@@ -20,7 +20,13 @@ struct Outcome {
 
 using Env = std::vector<std::pair<std::string, std::string>>;
 
+// True when the program failed only because LeakSanitizer's exit-time
+// tracer crashed (no sanitizer finding in its stderr).
+bool tracer_crash_only(const Outcome& r);
+
 // Runs build/bin/<program> (CLCONV_BIN_DIR); kills it after `timeout_s`.
+// A run that only LeakSanitizer's exit-time tracer crashed runs once more
+// (process.cpp says why).
 Outcome run_program(const std::string& program, const std::vector<std::string>& args,
                     const Env& env = {}, int timeout_s = 120);
 
