@@ -139,8 +139,8 @@ for part in ${PARTS:-tour conformance seed001 seed000 seed004}; do
     cupy)
       python3 bench/cupy_correlate.py --size 8192x8192 --filters 3,5,7,15,31 \
         > "$OUT/cupy-$tag.csv" 2>> "$log" ;;
-    cufft)  # step 9 beside cuFFT (CuPy) and step 6, in one run
-      { build/bin/sweep --steps 6,9 --images 8192x8192 --filters random:3,random:7,random:15,random:31,random:63 \
+    cufft)  # step 9 beside cuFFT (CuPy) and step 7, in one run
+      { build/bin/sweep --steps 7,9 --images 8192x8192 --filters random:3,random:7,random:15,random:31,random:63 \
           --wgs auto --set product=fused --reps 20 --no-check
         python3 bench/cupy_fftconvolve.py --size 8192x8192 --filters 3,7,15,31,63 | tail -n +2; } \
         > "$OUT/cufft-$tag.csv" 2>> "$log" ;;

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -74,17 +75,6 @@ class Progress {
   int last_tenth_ = -1;
 };
 
-// Whether a and b differ in `parameter` (one of TunedConfig's settings, or
-// "wg") and in nothing else.
-bool differs_only_in(const TunedConfig& a, const TunedConfig& b, const std::string& parameter) {
-  auto sa = a.settings(), sb = b.settings();
-  sa["wg"] = std::to_string(a.wg_x) + "x" + std::to_string(a.wg_y);
-  sb["wg"] = std::to_string(b.wg_x) + "x" + std::to_string(b.wg_y);
-  if (sa.at(parameter) == sb.at(parameter)) return false;
-  sa.erase(parameter), sb.erase(parameter);
-  return sa == sb;
-}
-
 std::string ms_text(double ms) {
   char text[32];
   std::snprintf(text, sizeof text, "%.4g ms", ms);
@@ -136,6 +126,19 @@ int tune_main(int argc, char** argv) {
     auto step = make_step7_tuned();
     std::vector<Row> all_rows, winners;
     int wrong = 0;
+    // The winner of the nearest other width: found in this run, or stored
+    // for this device and driver before (widths 1 to 63; the nearer, then
+    // the narrower first).
+    std::map<int, TunedConfig> found;
+    auto nearest_winner = [&](int F) -> std::optional<TunedConfig> {
+      for (int d = 1; d < 63; ++d)
+        for (int w : {F - d, F + d}) {
+          if (w < 1 || w > 63) continue;
+          if (const auto it = found.find(w); it != found.end()) return it->second;
+          if (auto stored = stored_winner(facts, w)) return stored;
+        }
+      return std::nullopt;
+    };
     for (int F : widths) {
       const Filter filter = parse_filter_spec("random:" + std::to_string(F));
       const Problem problem = make_problem(image, filter, Border::zero);
@@ -146,14 +149,16 @@ int tune_main(int argc, char** argv) {
       std::mt19937 rng(1000u + static_cast<unsigned>(F));
       const Problem check = make_problem(random_image(97, 61, rng), filter, Border::clamp);
       const Reference reference = reference_correlate(check.padded, check.filter);
-      // The order: a descent from the documented defaults, then the rest.
-      // The descent takes one parameter at a time (weights, tile, shape,
-      // copy, unroll, block, work-group), times each of its values with the
-      // others at the best point so far, moves there, and goes round again
-      // until a round finds nothing faster: a few dozen candidates reach a
-      // good point whatever the space's size. Then every configuration not
-      // yet timed, those of the fastest structures first, until the budget
-      // is spent.
+      // The order: the documented defaults, then the winner of the nearest
+      // width already tuned on this device (in this run or stored before),
+      // then a descent from the faster of the two, then the rest. The
+      // descent takes one parameter at a time (weights, tile, shape, copy,
+      // unroll, block, work-group), times each of its values with the others
+      // at the best point so far (and what a value forces along with it),
+      // moves there, and goes round again until a round finds nothing
+      // faster: a few dozen candidates reach a good point whatever the
+      // space's size. Then every configuration not yet timed, those of the
+      // fastest structures first, until the budget is spent.
       const std::vector<TunedConfig> space = search_space(facts, F, small);
       auto structure = [](const TunedConfig& c) {
         return c.weights + " " + c.tile + " " + c.shape + " " + c.copy + " " + c.unroll;
@@ -221,13 +226,14 @@ int tune_main(int argc, char** argv) {
         progress.show(done, seconds_since(start), std::isfinite(best_ms) ? ms_text(best_ms) : "-");
       };
       try_config(space.front());  // the documented defaults
+      if (const auto near = nearest_winner(F); near && std::find(space.begin(), space.end(), *near) != space.end())
+        try_config(*near);
       const std::vector<std::string> parameters = {"weights", "tile", "shape", "copy", "unroll", "block", "wg"};
       for (bool moved = true; moved && !out_of_time && std::isfinite(best_ms);) {
         moved = false;
         for (const auto& parameter : parameters) {
           const TunedConfig centre = best;
-          for (const auto& c : space)
-            if (differs_only_in(c, centre, parameter)) try_config(c);
+          for (const auto& c : descent_moves(space, centre, parameter)) try_config(c);
           moved = moved || !(best == centre);
         }
       }
@@ -250,6 +256,7 @@ int tune_main(int argc, char** argv) {
       std::cerr << "step7-tuned --tune: F = " << F << ": " << best.text() << ", " << ms_text(best_ms) << " ("
                 << done << " of " << space.size() << " configurations in " << static_cast<int>(seconds_since(start))
                 << " s, " << skipped << " over a device limit; the defaults: " << ms_text(default_ms) << ")\n";
+      found[F] = best;
       if (!no_store && !store_winner(facts, F, best, best_ms))
         std::cerr << "step7-tuned --tune: could not store the winner (no usable cache folder)\n";
     }

@@ -142,6 +142,38 @@ std::vector<TunedConfig> search_space(const DeviceFacts& facts, int F, bool smal
   return space;
 }
 
+namespace {
+
+std::map<std::string, std::string> all_settings(const TunedConfig& c) {
+  auto s = c.settings();
+  s["wg"] = std::to_string(c.wg_x) + "x" + std::to_string(c.wg_y);
+  return s;
+}
+
+}  // namespace
+
+std::vector<TunedConfig> descent_moves(const std::vector<TunedConfig>& space, const TunedConfig& centre,
+                                       const std::string& parameter) {
+  const auto from = all_settings(centre);
+  // For each other value of the parameter: the fewest other changes, and
+  // the configurations that make only those.
+  std::map<std::string, std::pair<int, std::vector<TunedConfig>>> nearest;
+  for (const auto& c : space) {
+    const auto to = all_settings(c);
+    if (to.at(parameter) == from.at(parameter)) continue;
+    int others = 0;
+    for (const auto& [name, value] : to)
+      if (name != parameter && value != from.at(name)) ++others;
+    auto [it, fresh] = nearest.emplace(to.at(parameter), std::make_pair(others, std::vector<TunedConfig>{c}));
+    if (fresh) continue;
+    if (others < it->second.first) it->second = {others, {c}};
+    else if (others == it->second.first) it->second.second.push_back(c);
+  }
+  std::vector<TunedConfig> moves;
+  for (const auto& [value, found] : nearest) moves.insert(moves.end(), found.second.begin(), found.second.end());
+  return moves;
+}
+
 // ---- the store ----------------------------------------------------------------
 
 namespace {

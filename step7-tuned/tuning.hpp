@@ -52,6 +52,14 @@ std::string ruled_out(const DeviceFacts& facts, int filter_width, const TunedCon
 // work-group, then the rest. `small` keeps a few of each.
 std::vector<TunedConfig> search_space(const DeviceFacts& facts, int filter_width, bool small = false);
 
+// The tuner's moves from `centre` along one parameter (one of settings(),
+// or "wg"): for each other value of it, the configurations of the space
+// with that value that differ from centre in the fewest other parameters.
+// Mostly that is the parameter alone; where a value forces others (the
+// tile-less kernel has the rows shape only), the move takes those along.
+std::vector<TunedConfig> descent_moves(const std::vector<TunedConfig>& space, const TunedConfig& centre,
+                                       const std::string& parameter);
+
 // The store: one line per (device, driver, filter width) in the user's cache
 // folder (tuned-step7.txt in cache_dir("clconv")), the winner and its time.
 std::string tuned_store_path();  // "" when there is no cache folder

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <random>
 #include <set>
+#include <sstream>
 
 #include "common/border.hpp"
 #include "common/reference.hpp"
@@ -215,6 +216,73 @@ TEST_CASE("step7: an option only the tile has brings the tile to a winner withou
     CHECK(r.out.find("tuned winner") != std::string::npos);  // the winner's other choices kept
     CHECK(r.out.find("block=4x") != std::string::npos);
   }
+}
+
+TEST_CASE("step7: the descent moves one parameter, and takes along what a value forces", "[step7-tuned]") {
+  for (bool gpu : {false, true}) {
+    const DeviceFacts facts = gpu ? gpu_like(test::device().facts()) : test::device().facts();
+    const std::vector<TunedConfig> space = search_space(facts, 5);
+    const TunedConfig centre = space.front();
+    INFO((gpu ? "a GPU's" : "a CPU's") << " defaults: " << centre.text());
+    for (const std::string parameter : {"weights", "tile", "shape", "copy", "unroll", "block", "wg"}) {
+      const std::vector<TunedConfig> moves = descent_moves(space, centre, parameter);
+      INFO(parameter);
+      std::set<std::string> values;
+      for (const auto& c : moves) {
+        auto to = c.settings(), from = centre.settings();
+        to["wg"] = std::to_string(c.wg_x) + "x" + std::to_string(c.wg_y);
+        from["wg"] = std::to_string(centre.wg_x) + "x" + std::to_string(centre.wg_y);
+        REQUIRE(to.at(parameter) != from.at(parameter));
+        values.insert(to.at(parameter));
+        int others = 0;
+        for (const auto& [name, value] : to) others += name != parameter && value != from.at(name);
+        // The weights, unrolling, block and work-group move alone; the
+        // tile-less kernel has the rows shape and no copy, so a move to it
+        // brings the rows shape along, and a move to vectors or a flat copy
+        // brings the tile.
+        const bool forces = parameter == "tile" || parameter == "shape" || parameter == "copy";
+        CHECK(others <= (forces ? 1 : 0));
+        CHECK(std::find(space.begin(), space.end(), c) != space.end());
+      }
+      // Every value the space holds for this parameter is reached.
+      std::set<std::string> all;
+      for (const auto& c : space) {
+        auto to = c.settings();
+        to["wg"] = std::to_string(c.wg_x) + "x" + std::to_string(c.wg_y);
+        auto from = centre.settings();
+        from["wg"] = std::to_string(centre.wg_x) + "x" + std::to_string(centre.wg_y);
+        if (to.at(parameter) != from.at(parameter)) all.insert(to.at(parameter));
+      }
+      CHECK(values == all);
+    }
+    // From a CPU's defaults (tile, vectors) the tile-less kernel is one move.
+    if (!gpu) {
+      const auto moves = descent_moves(space, centre, "tile");
+      REQUIRE(!moves.empty());
+      CHECK(moves.front().tile == "off");
+      CHECK(moves.front().shape == "rows");
+    }
+  }
+}
+
+TEST_CASE("step7: --tune tries the nearest tuned width's winner right after the defaults", "[step7-tuned][cli]") {
+  ScratchCache cache("near");
+  const DeviceFacts facts = test::device().facts();
+  const std::vector<TunedConfig> space = search_space(facts, 3, true);
+  REQUIRE(space.size() > 2);
+  const TunedConfig far = space[1], near = space.back();  // not the defaults, nor the descent's first move
+  REQUIRE(store_winner(facts, 9, far, 1.0));
+  REQUIRE(store_winner(facts, 5, near, 1.0));
+  const test::Outcome r = test::run_program(
+      "step7-tuned", {"--tune", "--small", "--image", "synthetic:40x30", "--filter-widths", "3", "--budget", "120",
+                      "--reps", "1", "--no-store", "--output", cache.path + "/all.csv"});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  std::istringstream all(test::read_text(cache.path + "/all.csv"));
+  std::string header, first, second;
+  std::getline(all, header), std::getline(all, first), std::getline(all, second);
+  CHECK(first.find("," + space.front().text() + ",") != std::string::npos);
+  CHECK(second.find("," + near.text() + ",") != std::string::npos);
 }
 
 TEST_CASE("step7: --tune searches a small space, checks, stores, and reports", "[step7-tuned][cli]") {
