@@ -11,6 +11,10 @@
 #                                                  this script saved
 #   bench/vs-opencv.sh --save FILE.csv [options]   run, keep the CSV, and the
 #                                                  load average in FILE-load.txt
+# Each of the three runs VS_ROUNDS times (default 3), in turn and each in its
+# own process, and every row keeps its median of the rounds
+# (bench/median_of_rounds.py): on this CPU one process can run a
+# configuration tens of per cent slower than the next.
 # Environment: VS_IMAGE (2048x2048), VS_REPS (21: this 2-core machine's
 # launches spread widely), BUILD (build), TUNED_CACHE (the folder whose
 # clconv/tuned-step7.txt holds the tuned winners; default: the user's cache,
@@ -33,33 +37,40 @@ else
   trap 'rm -rf "$tmp"' EXIT
   csv="$tmp/all.csv"
   image="${VS_IMAGE:-2048x2048}" reps="${VS_REPS:-21}" filters=box:3,box:5,box:7,box:15,box:31
+  vs_rounds="${VS_ROUNDS:-3}"
   before="$(cut -d' ' -f1-3 /proc/loadavg)"
   echo "vs-opencv.sh: load average before: $before" >&2
   tuned_cache="${TUNED_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}}"
   [ -f "$tuned_cache/clconv/tuned-step7.txt" ] ||
     echo "vs-opencv.sh: no $tuned_cache/clconv/tuned-step7.txt: run build/bin/step7-tuned --tune first" >&2
   mkdir -p "$tmp/empty"
-  XDG_CACHE_HOME="$tmp/empty" "$build/bin/sweep" --steps 7 --images "$image" --filters "$filters" --wgs auto \
-    --reps "$reps" --no-check --output "$tmp/defaults.csv" "$@"
-  XDG_CACHE_HOME="$tuned_cache" "$build/bin/sweep" --steps 7 --images "$image" --filters "$filters" --wgs auto \
-    --reps "$reps" --no-check --output "$tmp/tuned.csv" "$@"
   threads=1
   [ "$(nproc)" -gt 1 ] && threads="1,$(nproc)"
-  # step 7's rows as variants "defaults" and "tuned"
-  python3 - "$tmp/defaults.csv" "$tmp/tuned.csv" "$csv" <<'PY'
+  rounds=()
+  for k in $(seq "$vs_rounds"); do
+    echo "vs-opencv.sh: round $k of $vs_rounds" >&2
+    XDG_CACHE_HOME="$tmp/empty" "$build/bin/sweep" --steps 7 --images "$image" --filters "$filters" --wgs auto \
+      --reps "$reps" --no-check --output "$tmp/defaults.csv" "$@"
+    XDG_CACHE_HOME="$tuned_cache" "$build/bin/sweep" --steps 7 --images "$image" --filters "$filters" --wgs auto \
+      --reps "$reps" --no-check --output "$tmp/tuned.csv" "$@"
+    # step 7's rows as variants "defaults" and "tuned"
+    python3 - "$tmp/defaults.csv" "$tmp/tuned.csv" "$tmp/round$k.csv" <<'PY'
 import csv, sys
 out = None
 for path, name in ((sys.argv[1], "defaults"), (sys.argv[2], "tuned")):
     rows = list(csv.DictReader(open(path)))
     if out is None:
-        out = csv.DictWriter(open(sys.argv[3], "w", newline=""), fieldnames=list(rows[0].keys()))
+        out = csv.DictWriter(open(sys.argv[3], "w", newline=""), fieldnames=list(rows[0].keys()), lineterminator="\n")
         out.writeheader()
     for r in rows:
         r["variant"] = name
         out.writerow(r)
 PY
-  "$build/bin/opencv-filter2d" --images "$image" --filters "$filters" --reps "$reps" \
-    --threads "$threads" --no-header >> "$csv"
+    "$build/bin/opencv-filter2d" --images "$image" --filters "$filters" --reps "$reps" \
+      --threads "$threads" --no-header >> "$tmp/round$k.csv"
+    rounds+=("$tmp/round$k.csv")
+  done
+  python3 bench/median_of_rounds.py "$csv" "${rounds[@]}"
   after="$(cut -d' ' -f1-3 /proc/loadavg)"
   echo "vs-opencv.sh: load average after: $after" >&2
   if [ -n "$save" ]; then

@@ -61,6 +61,12 @@ TunedConfig documented_defaults(const DeviceFacts& facts, int filter_width) {
     c.tile = "off";
     c.wg_x = 32;
     c.wg_y = 4;
+  } else if (filter_width <= 3) {
+    // Up to F = 3 a CPU runs the GPU's kernel without the tile, unrolled:
+    // its few loads per output come from the CPU's caches, and the copy
+    // and barrier cost more than they save (docs/step7-tuned.md).
+    c.tile = "off";
+    c.unroll = "on";
   } else {
     c.shape = "vectors";
     c.block_x = 16;

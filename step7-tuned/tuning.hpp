@@ -36,7 +36,8 @@ std::optional<TunedConfig> parse_tuned_config(const std::string& text);
 // (tile off) with the weights in constant memory, blocks 4x4 in rows,
 // work-group 32x4; a CPU keeps the tile and gives each work-item a vector
 // block 16x4 for its SIMD lanes, the weights in constant memory, the
-// loop over tile rows unrolled up to F = 31, work-group 16x16.
+// loop over tile rows unrolled up to F = 31, work-group 16x16, except up
+// to F = 3, where it runs the GPU's tile-less 4x4 rows, unrolled.
 TunedConfig documented_defaults(const DeviceFacts& facts, int filter_width);
 
 // Why a configuration cannot run on this device at this width (its tile

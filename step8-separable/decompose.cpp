@@ -125,7 +125,7 @@ std::string describe_work(const SeparableFilter& s) {
   if (ratio > 1)
     out << " (" << ratio << "x less work)";
   else
-    out << " (" << 1 / ratio << "x more work: the direct sum, step 6, does less for this filter; "
+    out << " (" << 1 / ratio << "x more work: the direct sum, step 7, does less for this filter; "
         << "computed anyway)";
   return out.str();
 }

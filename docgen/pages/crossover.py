@@ -4,6 +4,10 @@ the separable passes (step 8, rank 1 and full rank, both variants) and the
 FFT (step 9), beside the best peer measured on the device.
 
 Inputs (docs/results/):
+  crossover-h100.csv        bench/crossover.sh h100 8192x8192 --platform NVIDIA
+                            (step 7: the stored winners of tuned-step7-h100.txt
+                            where there is one, its documented defaults elsewhere)
+  torch-crossover-h100.csv  python3 bench/torch_conv2d.py --size 8192x8192 --filters 3,5,7,9,11,15,21,31,45,63
   crossover-h200.csv        bench/crossover.sh h200 8192x8192 --platform NVIDIA
   crossover-pocl.csv        CROSSOVER_WIDTHS="3 7 15 31 63" CROSSOVER_REPS=3 CROSSOVER_ROUNDS=3 bench/crossover.sh pocl 2048x2048
   torch-crossover-h200.csv  python3 bench/torch_conv2d.py --size 8192x8192 --filters 3,5,7,9,11,15,21,31,45,63
@@ -27,10 +31,11 @@ LINES = [  # (label, step(s) (the first present in the CSV), variants (likewise)
     ("step 9, FFT, our product", "step9-fft", ("default product=separate", "default"), "random"),
     ("step 9, FFT, product in VkFFT", "step9-fft", ("default product=fused",), "random"),
 ]
-PEERS = {"h200": [("torch-crossover-h200", "torch.conv2d", "fp32", "random", "torch conv2d (fp32)")],
+PEERS = {"h100": [("torch-crossover-h100", "torch.conv2d", "prepadded", "random", "torch conv2d (fp32, padded input)")],
+         "h200": [("torch-crossover-h200", "torch.conv2d", "fp32", "random", "torch conv2d (fp32)")],
          "pocl": [("opencv-crossover-pocl", "opencv.filter2D", None, "random", "OpenCV filter2D"),
                   ("opencv-crossover-pocl", "opencv.sepFilter2D", None, "box", "OpenCV sepFilter2D (box)")]}
-NAMES = {"h200": "NVIDIA H200, 8192x8192", "pocl": "PoCL, 2-core CPU, 2048x2048"}
+NAMES = {"h100": "NVIDIA H100 80GB HBM3, 8192x8192", "h200": "NVIDIA H200, 8192x8192", "pocl": "PoCL, 2-core CPU, 2048x2048"}
 
 
 def _has(name):
@@ -65,6 +70,29 @@ def _series(tag):
     return rows, out
 
 
+def _tuned_widths(tag):
+    """The filter widths with a stored step 7 winner in tuned-step7-TAG.txt
+    (the store bench/crossover.sh ran with), or None without that file."""
+    path = os.path.join(RESULTS, "tuned-step7-" + tag + ".txt")
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return {int(line.split("\t")[2]) for line in f if line.strip() and not line.startswith("#")}
+
+
+def _direct_note(tag, direct_step, widths):
+    if direct_step == "step6-multioutput":
+        return " The direct sum was measured as step 6 (its tuned kernel, now step 7's) with step 6's defaults of the time."
+    tuned = _tuned_widths(tag)
+    if tuned is None:
+        return ""
+    ours = [w for w in widths if w in tuned]
+    rest = [w for w in widths if w not in tuned]
+    return " Step 7 ran its stored tuned winner at F = {} (`docs/results/tuned-step7-{}.txt`){}.".format(
+        ", ".join(map(str, ours)), tag,
+        " and its documented defaults at F = " + ", ".join(map(str, rest)) if rest else "")
+
+
 def crossover(tag):
     rows, series = _series(tag)
     widths = sorted({w for pts in series.values() for w in pts})
@@ -75,13 +103,13 @@ def crossover(tag):
     ffts = [pts for label, pts in series.items() if label.startswith("step 9")]
     over = [w for w in widths if w in direct and any(w in f and f[w] < direct[w] for f in ffts)]
     text = table(["median ms, F ="] + [str(w) for w in widths], body)
-    text += ("\n{} ({}, driver {}, {}), {}x{} image, zero border, median of {} launches; "
-             "'-': not run (the kernel's tile does not fit local memory at the step's default work-group). "
+    direct_widths = sorted(w for w in widths if w in direct)
+    missing = any(w not in pts for pts in series.values() for w in widths)
+    text += ("\n{} ({}, driver {}, {}), {}x{} image, zero border, median of {} launches{}. "
              "Step 9 first beats the tuned direct sum at F = {}.{}\n").format(
         r0["device"], tag, r0["driver"], r0["date"], r0["width"], r0["height"], r0["reps"],
-        over[0] if over else "(never, in this range)",
-        " The direct sum was measured as step 6 (its tuned kernel, now step 7's) with step 6's defaults of the time."
-        if direct_step == "step6-multioutput" else "")
+        "; '-': not measured" if missing else "", over[0] if over else "(never, in this range)",
+        _direct_note(tag, direct_step, direct_widths))
     return text
 
 
@@ -140,13 +168,13 @@ GENERATORS = {"crossover": crossover, "separable-unroll": separable_unroll, "sep
 
 
 def figures(plt):
-    tags = [t for t in ("pocl", "h200") if _has("crossover-" + t)]
+    tags = [t for t in ("pocl", "h100") if _has("crossover-" + t)]
     if not tags:
         return
     fig, axes = plt.subplots(1, len(tags), figsize=(5.8 * len(tags), 4.6), squeeze=False)
     markers = "osD^vP*"
     for ax, tag in zip(axes[0], tags):
-        _, series = _series(tag)
+        rows, series = _series(tag)
         for i, (label, pts) in enumerate(series.items()):
             ws = sorted(pts)
             kw = dict(marker=markers[i % len(markers)], markersize=4, label=label)
@@ -162,7 +190,7 @@ def figures(plt):
         ax.set_xticklabels([str(w) for w in ws])
         ax.set_xlabel("filter width F")
         ax.set_ylabel("median ms")
-        ax.set_title(NAMES[tag], fontsize=10)
+        ax.set_title("{} (driver {}, {})".format(NAMES[tag], rows[0]["driver"], rows[0]["date"]), fontsize=9)
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7)
     fig.tight_layout()

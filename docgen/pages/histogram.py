@@ -8,7 +8,16 @@ import os
 
 from tables import load, table, fmt, caption, pick, ROOT, RESULTS
 
-DEVICES = [("pocl", "PoCL"), ("h200", "H200")]
+DEVICES = [("pocl", "PoCL"), ("h100", "H100")]
+
+# The call to bench/device-run.sh that makes a GPU's histogram CSVs, the
+# sweep and the peers included (quoted under the sweep's tables).
+DEVICE_RUNS = {
+    "h100": ("H100", 'TAG=h100 PARTS="histogram histpeers" HISTOGRAM_PARTS="main bench floor breakdown full sweep" '
+                     'OUT=DIR bench/device-run.sh'),
+    "h200": ("H200", 'TAG=h200 PARTS="histogram histpeers" HISTOGRAM_PARTS="main bench floor sweep" '
+                     'OUT=DIR bench/device-run.sh'),
+}
 
 # Quoted from seed 002 (the 2013 blog post): its cost-of-OpenCL table, in
 # seconds, for a 1048576-int buffer and a kernel of one atom_inc per element,
@@ -305,11 +314,11 @@ def sweep(tag):
     return first + "\n" + second + caption(rows, "PARTS=sweep bench/histogram.sh " + tag) + (
         "\nEach cell: the kernel (profiling events) / the whole call (host's clock), median of {} "
         "runs. The first table has 16 local copies (the default); the second has {} pixels per "
-        "work-item and {} work-items, with COPIES set in the kernel file. On the H200 this ran in "
-        "one call with the tables above and the peers: `TAG=h200 PARTS=\"histogram histpeers\" "
-        "HISTOGRAM_PARTS=\"main bench floor sweep\" OUT=DIR bench/device-run.sh`.\n".format(
+        "work-item and {} work-items, with COPIES set in the kernel file.{}\n".format(
             rows[0]["reps"], pick(rows, variant=copies[0])["chunk"],
-            pick(rows, variant=copies[0])["wg"]) if copies else "")
+            pick(rows, variant=copies[0])["wg"],
+            " The whole {} run, the sweep and the peers included: `{}`.".format(*DEVICE_RUNS[tag])
+            if tag in DEVICE_RUNS else "") if copies else "")
 
 
 def peers(tag):

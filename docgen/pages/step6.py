@@ -50,18 +50,104 @@ def blocks(tag):
         "\"-\": the tile does not fit in local memory.\n".format(rows[0]["reps"], rows[0]["width"], rows[0]["height"]))
 
 
-def unroll(tag):
+def _stored_winners(tag):
+    """{width: {option: value}} of the tuner's winners stored for a device
+    (docs/results/tuned-step7-TAG.txt: device, driver, F, configuration,
+    median, tab-separated)."""
+    out = {}
+    with open(os.path.join(RESULTS, "tuned-step7-%s.txt" % tag)) as f:
+        for line in f:
+            fields = line.rstrip("\n").split("\t")
+            if line.startswith("#") or len(fields) < 4:
+                continue
+            out[fields[2]] = dict(kv.split("=", 1) for kv in fields[3].split())
+    return out
+
+
+# OpenCL's local memory per work-group on NVIDIA's H100 and H200, as the
+# driver reports it (the launcher's check and the cross runs' logs name it).
+LOCAL_MEM = 48 * 1024
+
+
+def _ran(variant, winner, F=None, wg=None):
+    """What a row of step 7's sweep ran where the options it leaves to auto
+    came from a stored winner: the options its variant names, the rest the
+    winner's, with the launcher's rules (resolve in step7-tuned/launcher.cpp):
+    a flat copy or the vector shape named with the tile left to auto brings
+    the tile; without the tile, the rows shape and the rows copy; and, given
+    the width F and the work-group wg, a block left to auto whose tile is
+    over the local memory is halved in height until it fits."""
+    named = {k: v for k, v in (kv.split("=", 1) for kv in variant.split()[1:]) if v != "auto"}
+    c = dict(winner)
+    c.update(named)
+    if "tile" not in named and (named.get("shape") == "vectors" or named.get("copy") == "flat"):
+        c["tile"] = "on"
+    if c["tile"] == "off":
+        c["shape"] = named.get("shape", "rows")
+        c["copy"] = named.get("copy", "rows")
+    elif F and wg and "block" not in named:
+        bx, by = (int(v) for v in c["block"].split("x"))
+        gx, gy = (int(v) for v in wg.split("x"))
+        weights = 4 * F * (-(-F // 4) * 4) if c["weights"] == "local" else 0
+
+        def over(by):
+            return 4 * (-(-(gx * bx + F - 1) // 4) * 4) * (gy * by + F - 1) + weights + 1024 > LOCAL_MEM
+        while by > 1 and over(by):
+            by //= 2
+        c["block"] = "{}x{}".format(bx, by)
+    return c
+
+
+def _winners_note(tag):
+    return "each width's stored winner (`tuned-step7-{}.txt`)".format(tag)
+
+
+def _widths_text(widths):
+    """["5", "7"] -> "F = 5 and 7"."""
+    return "F = " + (widths[0] if len(widths) == 1 else ", ".join(widths[:-1]) + " and " + widths[-1])
+
+
+def _by_value(winners, widths, option, words):
+    """"constant memory at F = 3, compiled in at F = 5 and 7": each value
+    of one option of the winners, with the widths that have it."""
+    groups = {}
+    for w in widths:
+        groups.setdefault(winners[w][option], []).append(w)
+    return ", ".join("{} at {}".format(words.get(v, v), _widths_text(ws)) for v, ws in groups.items())
+
+
+WEIGHT_WORDS = {"constant": "constant memory", "local": "local memory", "inline": "compiled in"}
+
+
+def unroll(tag, base=None):
+    """The tile-row loop unrolled or kept. base "winners": the run left the
+    other options to auto while the device's store held the tuner's
+    winners, so they are each width's winner's (a column names them)."""
     rows = load("unroll-" + tag)
+    winners = _stored_winners(tag) if base == "winners" else None
     body = []
+    tiles = set()
     for w in sorted({r["filter_width"] for r in rows}, key=int):
         for wg in sorted({r["wg"] for r in rows}):
             on = pick(rows, filter_width=w, wg=wg, variant="default unroll=on")
             off = pick(rows, filter_width=w, wg=wg, variant="default unroll=off")
             if on and off:
-                body.append(["F = " + w, wg, fmt(off["median_ms"]), fmt(on["median_ms"]),
-                             "{:.2f}x".format(float(off["median_ms"]) / float(on["median_ms"]))])
-    return table(["filter", "work-group", "rows loop (ms)", "rows unrolled (ms)", "gain"], body) + caption(
-        rows, "bench/experiments.sh unroll " + tag)
+                line = ["F = " + w, wg]
+                if winners:
+                    c = _ran(on["variant"], winners[w])
+                    tiles.add(c["tile"])
+                    line.append("{}, {}".format(c["weights"], c["block"]))
+                body.append(line + [fmt(off["median_ms"]), fmt(on["median_ms"]),
+                                    "{:.2f}x".format(float(off["median_ms"]) / float(on["median_ms"]))])
+    header = ["filter", "work-group"] + (["weights, block"] if winners else []) + [
+        "rows loop (ms)", "rows unrolled (ms)", "gain"]
+    text = table(header, body) + caption(rows, "bench/experiments.sh unroll " + tag)
+    if winners:
+        text += ("\nMedian ms over {} launches at {}x{}, box filters, {}; the weights and the block "
+                 "as {} has them.\n".format(rows[0]["reps"], rows[0]["width"], rows[0]["height"],
+                                         "without the tile" if tiles == {"off"} else "with the tile",
+                                         _winners_note(tag)))
+    return text
 
 
 def perf(tag, script="experiments"):
@@ -174,8 +260,35 @@ def tuning(tag):
                      if int(w) > 7 else "-",
                      cell(best(filter_width=w, variant=lambda v: "unroll=on" in v), True) if int(w) > 7 else "-",
                      cell(best(filter_width=w, variant=lambda v: "shape=vectors" in v), True)])
-    return table(["filter", "fastest of the search", "4x8, wg 32x4 (the search's default)", "fastest with wg 16x16",
-                  "weights in constant memory (loop kept)", "rows unrolled", "vector shape"], body) + caption(
+    header = ["filter", "fastest of the search", "4x8, wg 32x4 (the search's default)", "fastest with wg 16x16",
+              "weights in constant memory (loop kept)", "rows unrolled", "vector shape"]
+    parts = [name for name, test in (
+        ("small", lambda r: int(r["filter_width"]) <= 7 and "shape=rows" in r["variant"]),
+        ("large", lambda r: int(r["filter_width"]) > 7 and "shape=rows" in r["variant"] and "unroll=off" in r["variant"]),
+        ("unrolled", lambda r: int(r["filter_width"]) > 7 and "shape=rows" in r["variant"] and "unroll=on" in r["variant"]),
+        ("vectors", lambda r: "shape=vectors" in r["variant"])) if any(test(r) for r in rows)]
+    if len(parts) < 4:  # a run of some parts (TUNING_PARTS): the columns and widths it measured
+        keep = [0] + [i for i in range(1, len(header)) if any(line[i] != "-" for line in body)]
+        if 1 in keep and any(all(line[1] == line[i] for line in body) for i in keep if i > 1):
+            keep.remove(1)  # the fastest of the search is one of the other columns
+        header = [header[i] for i in keep]
+        body = [[line[i] for i in keep] for line in body if any(line[i] != "-" for i in keep[1:])]
+        pieces = {"small": "F = 3 to 7 with the tile-row loop unrolled and the weights in constant memory",
+                  "large": "F = 15 and 31 with the loop kept and the weights in constant or local memory",
+                  "unrolled": "F = 15 and 31 with the loop unrolled (blocks 4x4 and 4x8, wg 16x16 and 16x8)",
+                  "vectors": "the vector shape (with the tile), the weights in constant memory and the loop kept, "
+                             "wg 16x16, blocks {} at F = {}".format(
+                                 ", ".join(sorted({r["variant"].split("block=")[1].split()[0] for r in rows
+                                                   if "shape=vectors" in r["variant"]},
+                                                  key=lambda b: [int(v) for v in b.split("x")])),
+                                 ", ".join(sorted({r["filter_width"] for r in rows if "shape=vectors" in r["variant"]},
+                                                  key=int)))}
+        return table(header, body) + caption(
+            rows, "TUNING_PARTS=\"{}\" bench/experiments.sh tuning {}".format(" ".join(parts), tag)) + (
+            "\nMedian ms over {} launches at {}x{}, box filters. Searched: {}; a block whose tile is over the "
+            "local memory did not run.\n".format(rows[0]["reps"], rows[0]["width"], rows[0]["height"],
+                                                  "; ".join(pieces[p] for p in parts)))
+    return table(header, body) + caption(
         rows, "bench/experiments.sh tuning " + tag) + (
         "\nMedian ms over {} launches at {}x{}, box filters. Searched: blocks 4x4 to 16x4 and "
         "work-groups 8x8 to 32x8 (the CSV lists every one); F = 3 to 7 with the tile-row loop "
@@ -261,9 +374,14 @@ def sass_mix(tag):
         "of the whole kernel.*\n".format(arch.group(1) if arch else "sm_90", tag))
 
 
-def inline(tag):
-    """Where the weights are read from, and how the tile is copied, per width; the build beside it."""
+def inline(tag, base=None):
+    """Where the weights are read from, and how the tile is copied, per width; the build beside it.
+    base "winners": the options the run left to auto (the tile, the block,
+    the tile-row loop) are each width's stored winner's; a flat copy
+    brought the tile where the winner has none, and the columns say which
+    ran with the tile."""
     rows = load("inline-" + tag)
+    winners = _stored_winners(tag) if base == "winners" else None
     builds = {}
     path = os.path.join(RESULTS, "buildtime-%s.txt" % tag)
     if os.path.exists(path):
@@ -275,18 +393,38 @@ def inline(tag):
             m = re.search(r"built for this filter's weights in ([\d.]+) ms", line)
             if m and width:
                 builds[width] = m.group(1)
+    places = [(weights, copy) for weights in ("constant", "local", "inline") for copy in ("rows", "flat")]
+    if winners:  # the tile-less columns first
+        places = [(weights, copy) for copy in ("rows", "flat") for weights in ("constant", "local", "inline")]
+    labels = ["{}, {} copy".format(weights, copy) for weights, copy in places]
     body = []
     for w in WIDTHS:
         line = ["F = " + w]
-        for weights in ("constant", "local", "inline"):
-            for copy in ("rows", "flat"):
-                r = pick(rows, filter_width=w, wg="32x4", variant="default weights={} copy={}".format(weights, copy))
-                line.append("{} ({} %)".format(fmt(r["median_ms"]), fmt(r["pct_limit"])) if r else "-")
+        if winners:
+            line.append("{}, {}".format(winners[w]["block"], "unrolled" if winners[w]["unroll"] == "on" else "loop kept"))
+        for i, (weights, copy) in enumerate(places):
+            r = pick(rows, filter_width=w, wg="32x4", variant="default weights={} copy={}".format(weights, copy))
+            line.append("{} ({} %)".format(fmt(r["median_ms"]), fmt(r["pct_limit"])) if r else "-")
+            if winners and r:
+                c = _ran(r["variant"], winners[w], int(w), r["wg"])
+                labels[i] = "{}, {}".format(weights, "tile, {} copy".format(copy) if c["tile"] == "on" else "no tile")
+                if c["block"] != winners[w]["block"]:
+                    line[-1] += ", block {}".format(c["block"])
         line.append(fmt(builds[w], 0) if w in builds else "-")
         body.append(line)
-    return table(["filter", "constant, rows copy", "constant, flat copy", "local, rows copy", "local, flat copy",
-                  "inline, rows copy", "inline, flat copy", "inline: build ms"], body) + caption(
-        rows, "bench/experiments.sh inline " + tag) + (
+    header = ["filter"] + (["the winner's block, loop"] if winners else []) + labels + ["inline: build ms"]
+    text = table(header, body) + caption(rows, "bench/experiments.sh inline " + tag)
+    if winners:
+        tiles = {winners[w]["tile"] for w in WIDTHS}
+        return text + (
+            "\nMedian ms (and % of the binding limit) over {} launches at {}x{}, random filters, work-group "
+            "32x4; the weights and the copy as named, the rest as {}: {}, so a flat copy brought the tile; "
+            "the winner's block (halved where the tile would not fit, as the cell says) and loop. Build: one "
+            "random filter's program with the weights inline, the rest as the winner, the driver's disk cache "
+            "off (`buildtime-{}.txt`).\n".format(
+                rows[0]["reps"], rows[0]["width"], rows[0]["height"], _winners_note(tag),
+                "no tile" if tiles == {"off"} else "the tile as it has it", tag))
+    return text + (
         "\nMedian ms (and % of the binding limit) over {} launches at {}x{}, random filters, work-group 32x4, "
         "each with the default block (4x8) and the default tile-row loop for its weights (unrolled up to "
         "F = 7, and up to F = 15 with the weights inline). Build: the program built for one random "
@@ -294,9 +432,12 @@ def inline(tag):
         "`docs/results/buildtime-{}.txt`).\n".format(rows[0]["reps"], rows[0]["width"], rows[0]["height"], tag))
 
 
-def direct(tag):
-    """With the tile against without it (--tile on, off), per width: each at its fastest block."""
+def direct(tag, base=None):
+    """With the tile against without it (--tile on, off), per width: each at its fastest block.
+    base "winners": the options the run left to auto (the weights; the
+    tile-row loop where not named) are each width's stored winner's."""
     rows = load("direct-" + tag)
+    winners = _stored_winners(tag) if base == "winners" else None
 
     def best(w, tile, wg=None):
         cands = [r for r in rows if r["filter_width"] == w and ("tile=" + tile) in r["variant"]
@@ -315,9 +456,22 @@ def direct(tag):
                      shape(on), "{} ({} % {})".format(fmt(off["median_ms"]), fmt(off["pct_limit"]), off["limit"]),
                      shape(off), "{:.2f}x".format(float(on["median_ms"]) / float(off["median_ms"])),
                      "{} ms: {}, wg {}".format(fmt(any_off["median_ms"]), shape(any_off), any_off["wg"])])
-    return table(["filter", "tile, ms (% of limit)", "its block", "no tile, ms (% of limit)", "its block",
+    text = table(["filter", "tile, ms (% of limit)", "its block", "no tile, ms (% of limit)", "its block",
                   "tile / no tile", "no tile, fastest of all work-groups"], body) + caption(
-        rows, "bench/experiments.sh direct " + tag) + (
+        rows, "bench/experiments.sh direct " + tag)
+    if winners:
+        widths = [w for w in WIDTHS if any(r["filter_width"] == w for r in rows)]
+        loose = [w for w in widths if not any("unroll=" in r["variant"] for r in rows if r["filter_width"] == w)]
+        return text + (
+            "\nMedian ms over {} launches at {}x{}, random filters, work-group 32x4 (the default) except in the "
+            "last column; each the fastest of blocks 4x4, 4x8, 8x4 and 4x16 (and, from F = 7, the tile-row loop "
+            "unrolled or not); the weights{} as {} has them: {}{}.\n".format(
+                rows[0]["reps"], rows[0]["width"], rows[0]["height"],
+                " and, where not named, the tile-row loop" if loose else "", _winners_note(tag),
+                _by_value(winners, widths, "weights", WEIGHT_WORDS),
+                "; the loop {}".format(_by_value(winners, loose, "unroll", {"on": "unrolled", "off": "kept"}))
+                if loose else ""))
+    return text + (
         "\nMedian ms over {} launches at {}x{}, random filters, work-group 32x4 (the default) except in the last "
         "column; each the fastest of blocks 4x4, 4x8, 8x4 and 4x16 (and, from F = 7, the tile-row loop "
         "unrolled or not); the weights where the defaults put them (compiled in at F = 7 and 15; at F = 31 in "

@@ -53,16 +53,21 @@ def _share(r, rates):
     return "{} % {}".format(fmt(pct), kind)
 
 
-def _command(tag, fallback):
+def _command(tag, fallback, tuner=True):
     """The command that made a device's step 7 files, as the header of its
     tuned-step7-TAG.txt names it (bench/tune-steps.sh ...); where the
-    header names several ("... and bench/tune-steps.sh ..."), each in turn."""
+    header names several ("... and bench/tune-steps.sh ..."), each in turn.
+    tuner=False: only the runs of bench/tune-steps.sh, which made the
+    steps' CSV too (a later build/bin/step7-tuned --tune made tuner rows
+    alone)."""
     path = os.path.join(RESULTS, "tuned-step7-{}.txt".format(tag))
     if os.path.exists(path):
         with open(path) as f:
             head = f.readline()
         if "bench/tune-steps.sh" in head:
             commands = head[head.index("bench/tune-steps.sh"):].strip().split(" and ")
+            if not tuner:
+                commands = [c for c in commands if c.startswith("bench/tune-steps.sh")]
             return "` and `".join(commands)
     return fallback
 
@@ -84,7 +89,8 @@ def steps56(tag):
         body.append(["F = {}".format(w), fmt(s5["median_ms"]), fmt(s6["median_ms"]),
                      "{:.2f}x".format(_ms(s5) / _ms(s6)), _limit(s5), _limit(s6)])
     return table(["filter", "step 5, ms", "step 6, ms", "step 6 over step 5", "step 5: % of limit",
-                  "step 6: % of limit"], body) + caption(rows, _command(tag, "docs/results/steps567-{}.csv".format(tag))) + (
+                  "step 6: % of limit"], body) + caption(rows, _command(tag, "docs/results/steps567-{}.csv".format(tag),
+                                                                  tuner=False)) + (
         "\n{}, work-group {}; % of limit: the roofline bound's time over the measured time.\n".format(
             _problem(rows), _row(rows, STEP6, _widths(rows)[0])["wg"]))
 
