@@ -75,7 +75,7 @@ PY
   echo "vs-opencv.sh: load average after: $after" >&2
   if [ -n "$save" ]; then
     cp "$csv" "$save.tmp" && mv "$save.tmp" "$save"
-    echo "load average (1, 5, 15 min) before: $before, after: $after" > "${save%.csv}-load.txt"
+    echo "load average (1, 5, 15 min) before: $before, after: $after; rounds: $vs_rounds" > "${save%.csv}-load.txt"
   fi
 fi
 # The columns by name (quoted fields hold no commas in these rows' numbers).

@@ -84,6 +84,29 @@ TEST_CASE("step7: the documented defaults of a CPU and of a GPU match the refere
   }
 }
 
+TEST_CASE("step7: the documented defaults follow the lesson's rules", "[step7-tuned]") {
+  DeviceFacts cpu = test::device().facts();
+  cpu.is_gpu = false;
+  const DeviceFacts gpu = gpu_like(cpu);
+  for (int width : {1, 3, 5, 15, 31, 63}) {
+    INFO("F = " << width);
+    const TunedConfig g = documented_defaults(gpu, width), c = documented_defaults(cpu, width);
+    // A GPU: the same at every width.
+    CHECK(g.text() == "weights=constant tile=off shape=rows copy=rows unroll=off block=4x4 wg=32x4");
+    // A CPU: up to F = 3 the tile-less rows, unrolled; above, the tile and
+    // 16-wide vectors, unrolled up to F = 31.
+    if (width <= 3) {
+      CHECK(c.text() == "weights=constant tile=off shape=rows copy=rows unroll=on block=4x4 wg=16x16");
+    } else {
+      CHECK(c.tile == "on");
+      CHECK(c.shape == "vectors");
+      CHECK(c.block_x == 16);
+      CHECK(c.block_y == 4);
+      CHECK(c.unroll == (width <= 31 ? "on" : "off"));
+    }
+  }
+}
+
 TEST_CASE("step7: the search space holds only what the device allows, defaults first", "[step7-tuned]") {
   const DeviceFacts gpu = gpu_like(test::device().facts());
   for (int width : {3, 7, 31}) {

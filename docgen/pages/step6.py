@@ -99,7 +99,8 @@ def _ran(variant, winner, F=None, wg=None):
 
 
 def _winners_note(tag):
-    return "each width's stored winner (`tuned-step7-{}.txt`)".format(tag)
+    return ("each width's stored winner (`tuned-step7-{0}.txt`: the run had its lines in the store, "
+            "`$XDG_CACHE_HOME/clconv/tuned-step7.txt`)").format(tag)
 
 
 def _widths_text(widths):

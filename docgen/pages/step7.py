@@ -3,6 +3,7 @@
 # step 7's tuner (tuned-TAG.csv, build/bin/step7-tuned --tune --output), and
 # each device's winners run on the other device (cross-TAG.csv).
 import os
+import re
 
 from tables import load, table, fmt, caption, pick, FIGURES, RESULTS, ROOT
 
@@ -263,6 +264,10 @@ def vs_opencv(tag):
     rows = load(name)
     load_path = os.path.join(RESULTS, name + "-load.txt")
     load_note = open(load_path).read().strip() if os.path.exists(load_path) else "not recorded"
+    rounds = re.search(r"; rounds: (\d+)$", load_note)
+    load_note = re.sub(r"; rounds: \d+$", "", load_note)
+    per_row = ("the median of {} rounds, each a median over {} calls in processes of its own".format(rounds.group(1), rows[0]["reps"])
+               if rounds else "Median ms over {} calls".format(rows[0]["reps"]))
     body = []
     for w in sorted({int(r["filter_width"]) for r in rows}):
         d = pick(rows, step=STEP7, variant="defaults", filter_width=str(w))
@@ -286,9 +291,9 @@ def vs_opencv(tag):
                   "filter2D 2 threads", "sepFilter2D, fastest", "filter2D / defaults", "filter2D / tuned",
                   "both faster than filter2D"], body) + caption(
         rows, "bench/vs-opencv.sh --save docs/results/{}.csv".format(name)) + (
-        "\nMedian ms over {} calls, {}x{}, box filters; tuned: the winners of `tuned-step7-{}.txt`; filter2D: "
+        "\n{}, {}x{}, box filters; tuned: the winners of `tuned-step7-{}.txt`; filter2D: "
         "the faster of its two thread counts (OpenCV's own `parallel_for`). Machine load during the run, "
-        "{}.\n".format(r["reps"], r["width"], r["height"], tag, load_note))
+        "{}.\n".format(per_row[0].upper() + per_row[1:], r["width"], r["height"], tag, load_note))
 
 
 GENERATORS = {"step6-steps56": steps56, "step7-tuned": step7, "step7-cross": cross, "step7-kinds": kinds,
