@@ -126,17 +126,14 @@ int tune_main(int argc, char** argv) {
     auto step = make_step7_tuned();
     std::vector<Row> all_rows, winners;
     int wrong = 0;
-    // The winner of the nearest other width: found in this run, or stored
-    // for this device and driver before (widths 1 to 63; the nearer, then
-    // the narrower first).
-    std::map<int, TunedConfig> found;
+    // Each width's winner: stored for this device and driver before, then
+    // replaced by what this run finds. The nearest other width's (the
+    // nearer, then the narrower first) is the search's second candidate.
+    std::map<int, TunedConfig> known = stored_winners(facts);
     auto nearest_winner = [&](int F) -> std::optional<TunedConfig> {
       for (int d = 1; d < 63; ++d)
-        for (int w : {F - d, F + d}) {
-          if (w < 1 || w > 63) continue;
-          if (const auto it = found.find(w); it != found.end()) return it->second;
-          if (auto stored = stored_winner(facts, w)) return stored;
-        }
+        for (int w : {F - d, F + d})
+          if (const auto it = known.find(w); it != known.end()) return it->second;
       return std::nullopt;
     };
     for (int F : widths) {
@@ -256,7 +253,7 @@ int tune_main(int argc, char** argv) {
       std::cerr << "step7-tuned --tune: F = " << F << ": " << best.text() << ", " << ms_text(best_ms) << " ("
                 << done << " of " << space.size() << " configurations in " << static_cast<int>(seconds_since(start))
                 << " s, " << skipped << " over a device limit; the defaults: " << ms_text(default_ms) << ")\n";
-      found[F] = best;
+      known[F] = best;
       if (!no_store && !store_winner(facts, F, best, best_ms))
         std::cerr << "step7-tuned --tune: could not store the winner (no usable cache folder)\n";
     }

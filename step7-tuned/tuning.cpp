@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "common/cache_dir.hpp"
@@ -213,6 +215,25 @@ std::optional<TunedConfig> stored_winner(const DeviceFacts& facts, int F) {
     return parse_tuned_config(rest.substr(0, rest.find('\t')));  // a damaged line: no winner
   }
   return std::nullopt;
+}
+
+std::map<int, TunedConfig> stored_winners(const DeviceFacts& facts) {
+  // As stored_winner for each width: its first line decides, a damaged one
+  // is no winner.
+  const std::string device = facts.name + "\t" + facts.driver + "\t";
+  std::map<int, TunedConfig> out;
+  std::set<std::string> seen;
+  for (const auto& line : store_lines(tuned_store_path())) {
+    if (line.rfind(device, 0) != 0) continue;
+    const std::string rest = line.substr(device.size());
+    const std::size_t tab = rest.find('\t');
+    if (tab == std::string::npos || !seen.insert(rest.substr(0, tab)).second) continue;
+    const std::string config = rest.substr(tab + 1);
+    const auto winner = parse_tuned_config(config.substr(0, config.find('\t')));
+    int F = 0;
+    if (winner && std::sscanf(rest.c_str(), "%d", &F) == 1) out.emplace(F, *winner);
+  }
+  return out;
 }
 
 bool store_winner(const DeviceFacts& facts, int F, const TunedConfig& winner, double median_ms) {

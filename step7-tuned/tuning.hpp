@@ -65,6 +65,8 @@ std::vector<TunedConfig> descent_moves(const std::vector<TunedConfig>& space, co
 // folder (tuned-step7.txt in cache_dir("clconv")), the winner and its time.
 std::string tuned_store_path();  // "" when there is no cache folder
 std::optional<TunedConfig> stored_winner(const DeviceFacts& facts, int filter_width);
+// Every width's stored winner for this device and driver, in one read.
+std::map<int, TunedConfig> stored_winners(const DeviceFacts& facts);
 // Replaces the line for this device, driver and width; false when nothing
 // could be written (no cache folder, or an unusable one).
 bool store_winner(const DeviceFacts& facts, int filter_width, const TunedConfig& winner, double median_ms);

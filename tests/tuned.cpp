@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <random>
 #include <set>
 #include <sstream>
@@ -55,6 +56,13 @@ Comparison run_config(const TunedConfig& c, const Problem& problem) {
   const RunResult result = run_step(*step, test::device(), problem, options, 0);
   return compare_with_reference(result.output, reference_correlate(problem.padded, problem.filter),
                                 problem.filter.width);
+}
+
+// A configuration's options by name, the work-group as "wg" among them.
+std::map<std::string, std::string> with_wg(const TunedConfig& c) {
+  auto s = c.settings();
+  s["wg"] = std::to_string(c.wg_x) + "x" + std::to_string(c.wg_y);
+  return s;
 }
 
 DeviceFacts gpu_like(DeviceFacts facts) {
@@ -251,10 +259,9 @@ TEST_CASE("step7: the descent moves one parameter, and takes along what a value 
       const std::vector<TunedConfig> moves = descent_moves(space, centre, parameter);
       INFO(parameter);
       std::set<std::string> values;
+      const auto from = with_wg(centre);
       for (const auto& c : moves) {
-        auto to = c.settings(), from = centre.settings();
-        to["wg"] = std::to_string(c.wg_x) + "x" + std::to_string(c.wg_y);
-        from["wg"] = std::to_string(centre.wg_x) + "x" + std::to_string(centre.wg_y);
+        const auto to = with_wg(c);
         REQUIRE(to.at(parameter) != from.at(parameter));
         values.insert(to.at(parameter));
         int others = 0;
@@ -270,10 +277,7 @@ TEST_CASE("step7: the descent moves one parameter, and takes along what a value 
       // Every value the space holds for this parameter is reached.
       std::set<std::string> all;
       for (const auto& c : space) {
-        auto to = c.settings();
-        to["wg"] = std::to_string(c.wg_x) + "x" + std::to_string(c.wg_y);
-        auto from = centre.settings();
-        from["wg"] = std::to_string(centre.wg_x) + "x" + std::to_string(centre.wg_y);
+        const auto to = with_wg(c);
         if (to.at(parameter) != from.at(parameter)) all.insert(to.at(parameter));
       }
       CHECK(values == all);
