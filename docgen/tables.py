@@ -16,6 +16,23 @@ def load(name):
         return list(csv.DictReader(f))
 
 
+def stored_winners(tag):
+    """{width (str): {option: value}} of step 7's tuned winners for a device
+    (docs/results/tuned-step7-TAG.txt: device, driver, F, configuration,
+    median, tab-separated; '#' lines are its header), or None without it."""
+    path = os.path.join(RESULTS, "tuned-step7-%s.txt" % tag)
+    if not os.path.exists(path):
+        return None
+    out = {}
+    with open(path) as f:
+        for line in f:
+            fields = line.rstrip("\n").split("\t")
+            if line.startswith("#") or len(fields) < 4:
+                continue
+            out[fields[2]] = dict(kv.split("=", 1) for kv in fields[3].split())
+    return out
+
+
 def caption(rows, source):
     r = rows[0]
     return "\n*{} (driver {}), measured {}; `{}`.*\n".format(r["device"], r["driver"], r["date"], source)

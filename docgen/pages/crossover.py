@@ -17,7 +17,7 @@ Inputs (docs/results/):
 """
 import os
 
-from tables import load, table, fmt, FIGURES, RESULTS
+from tables import load, table, fmt, stored_winners, FIGURES, RESULTS
 
 DIRECT = "direct sum, tuned (step 7)"
 LINES = [  # (label, step(s) (the first present in the CSV), variants (likewise), filter kind)
@@ -70,22 +70,13 @@ def _series(tag):
     return rows, out
 
 
-def _tuned_widths(tag):
-    """The filter widths with a stored step 7 winner in tuned-step7-TAG.txt
-    (the store bench/crossover.sh ran with), or None without that file."""
-    path = os.path.join(RESULTS, "tuned-step7-" + tag + ".txt")
-    if not os.path.exists(path):
-        return None
-    with open(path) as f:
-        return {int(line.split("\t")[2]) for line in f if line.strip() and not line.startswith("#")}
-
-
 def _direct_note(tag, direct_step, widths):
     if direct_step == "step6-multioutput":
         return " The direct sum was measured as step 6 (its tuned kernel, now step 7's) with step 6's defaults of the time."
-    tuned = _tuned_widths(tag)
-    if tuned is None:
+    winners = stored_winners(tag)
+    if winners is None:
         return ""
+    tuned = {int(w) for w in winners}
     ours = [w for w in widths if w in tuned]
     rest = [w for w in widths if w not in tuned]
     return " Step 7 ran its stored tuned winner at F = {} (`docs/results/tuned-step7-{}.txt`){}.".format(

@@ -7,7 +7,7 @@ import os
 import sys
 import re
 
-from tables import load, table, fmt, caption, pick, FIGURES, RESULTS, ROOT
+from tables import load, table, fmt, caption, pick, stored_winners, FIGURES, RESULTS, ROOT
 
 WIDTHS = ["3", "5", "7", "15", "31"]
 # The goals at 8192x8192 on a GPU (the lesson's performance section): within
@@ -48,20 +48,6 @@ def blocks(tag):
         rows, "bench/experiments.sh blocks " + tag) + (
         "\nMedian ms over {} launches at {}x{}; work-group 16x16 except in the last column; "
         "\"-\": the tile does not fit in local memory.\n".format(rows[0]["reps"], rows[0]["width"], rows[0]["height"]))
-
-
-def _stored_winners(tag):
-    """{width: {option: value}} of the tuner's winners stored for a device
-    (docs/results/tuned-step7-TAG.txt: device, driver, F, configuration,
-    median, tab-separated)."""
-    out = {}
-    with open(os.path.join(RESULTS, "tuned-step7-%s.txt" % tag)) as f:
-        for line in f:
-            fields = line.rstrip("\n").split("\t")
-            if line.startswith("#") or len(fields) < 4:
-                continue
-            out[fields[2]] = dict(kv.split("=", 1) for kv in fields[3].split())
-    return out
 
 
 # OpenCL's local memory per work-group on NVIDIA's H100 and H200, as the
@@ -125,7 +111,7 @@ def unroll(tag, base=None):
     other options to auto while the device's store held the tuner's
     winners, so they are each width's winner's (a column names them)."""
     rows = load("unroll-" + tag)
-    winners = _stored_winners(tag) if base == "winners" else None
+    winners = stored_winners(tag) if base == "winners" else None
     body = []
     tiles = set()
     for w in sorted({r["filter_width"] for r in rows}, key=int):
@@ -382,7 +368,7 @@ def inline(tag, base=None):
     brought the tile where the winner has none, and the columns say which
     ran with the tile."""
     rows = load("inline-" + tag)
-    winners = _stored_winners(tag) if base == "winners" else None
+    winners = stored_winners(tag) if base == "winners" else None
     builds = {}
     path = os.path.join(RESULTS, "buildtime-%s.txt" % tag)
     if os.path.exists(path):
@@ -438,7 +424,7 @@ def direct(tag, base=None):
     base "winners": the options the run left to auto (the weights; the
     tile-row loop where not named) are each width's stored winner's."""
     rows = load("direct-" + tag)
-    winners = _stored_winners(tag) if base == "winners" else None
+    winners = stored_winners(tag) if base == "winners" else None
 
     def best(w, tile, wg=None):
         cands = [r for r in rows if r["filter_width"] == w and ("tile=" + tile) in r["variant"]

@@ -265,7 +265,8 @@ def vs_opencv(tag):
     load_path = os.path.join(RESULTS, name + "-load.txt")
     load_note = open(load_path).read().strip() if os.path.exists(load_path) else "not recorded"
     rounds = re.search(r"; rounds: (\d+)$", load_note)
-    load_note = re.sub(r"; rounds: \d+$", "", load_note)
+    if rounds:
+        load_note = load_note[:rounds.start()]
     per_row = ("the median of {} rounds, each a median over {} calls in processes of its own".format(rounds.group(1), rows[0]["reps"])
                if rounds else "Median ms over {} calls".format(rows[0]["reps"]))
     body = []
