@@ -1,0 +1,43 @@
+// Step 10's host-side arithmetic: which tile to use, the filter's spectrum
+// for it, the twiddles, and the error bound (docs/step10-fft-tiled.md).
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "common/filter.hpp"
+#include "common/image.hpp"
+
+namespace conv {
+
+// The tile sizes the kernel is built for: powers of two, 16 to 128.
+constexpr int kTileSizes[] = {16, 32, 64, 128};
+
+// Bytes of local memory one work-group of the kernel uses for an N x N
+// tile: N rows of N + 1 complex floats, and N / 2 twiddles.
+std::uint64_t tile_local_bytes(int N);
+
+// Floating-point operations per output for tile N and filter width F: the
+// pair's forward and inverse 2D transforms (5 n log2 n each for n = N^2
+// points) and the product (6 per point), shared by its 2 (N - F + 1)^2
+// outputs. Infinite when N < F.
+double tile_flops_per_output(int N, int F);
+
+// The tile `--tile auto` runs: of the sizes that fit `local_mem_bytes`, the
+// one with the fewest flops per output (the smaller on a tie). Throws Error
+// when none is at least F wide.
+int choose_tile(int F, std::uint64_t local_mem_bytes);
+
+// conj(DFT(K)) / N^2 for K in the corner of an N x N zero array, as
+// interleaved (re, im) floats, row-major: the factor that turns the tile's
+// spectrum into its correlation's, normalization included. Computed in
+// double, one axis at a time.
+std::vector<float> filter_spectrum(const Filter& filter, int N);
+
+// W^j = exp(-2 pi i j / N) for j < N / 2, interleaved, computed in double.
+std::vector<float> twiddles(int N);
+
+// The bound the conformance suite holds step 10 to at every output:
+// 4 log2(N^2) eps sum|K| max|x|.
+double tiled_fft_error_bound(const Filter& filter, const Image& padded, int N);
+
+}  // namespace conv
