@@ -18,13 +18,11 @@
 // twiddles W^j = exp(-2 pi i j / N), j < N/2.
 
 #define N TILE
-#define PITCH (N + 1)  // one float2 of padding per row: see the butterfly passes
+#define PITCH (N + N / 8)  // padding: see at()
 
 // Complex product.
 float2 mul(float2 a, float2 b) { return (float2)(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
-// a * (-i) and a * (+i).
-float2 times_minus_i(float2 a) { return (float2)(a.y, -a.x); }
-float2 times_i(float2 a) { return (float2)(-a.y, a.x); }
+float2 conj2(float2 a) { return (float2)(a.x, -a.y); }
 
 int reverse_bits(int v) {
   int r = 0;
@@ -36,101 +34,110 @@ int reverse_bits(int v) {
 }
 
 // Element e of line l: a row pass (rows = 1) walks along x in row l, a
-// column pass along y in column l. Consecutive work-items take consecutive
-// lines, so in a row pass they are PITCH float2s apart: N + 1, not N, or
-// every one of them would hit the same bank of local memory.
-int at(int line, int e, int rows) { return rows ? line * PITCH + e : e * PITCH + line; }
-
-// One radix-2 stage of span 1 on every line (its twiddle is 1): the first
-// stage of the forward transform, the last of the inverse, when log2 N is
-// odd.
-void radix2_lines(__local float2* t, int rows) {
-  const int lid = get_local_id(0), items = get_local_size(0);
-  for (int q = lid; q < N * (N / 2); q += items) {
-    const int line = q % N, j = q / N;
-    const int a = at(line, 2 * j, rows), b = at(line, 2 * j + 1, rows);
-    const float2 x0 = t[a], x1 = t[b];
-    t[a] = x0 + x1;
-    t[b] = x0 - x1;
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
+// column pass along y in column l. Rows are PITCH = N + N/8 float2s apart
+// and each run of 8 along x is followed by one float2 of padding, so that
+// neither the work-items of a row pass (8 points of one row apart, or
+// consecutive ones) nor those of a column pass (consecutive columns) fall
+// in the same bank of local memory.
+int at(int line, int e, int rows) {
+  const int x = rows ? e : line, y = rows ? line : e;
+  return y * PITCH + x + (x >> 3);
 }
 
-// Two stages of decimation in time on every line, spans s and 2s: each
-// butterfly reads four values, a quarter of a block of 4s apart, into
-// registers and writes them back.
-void dit_radix4_lines(__local float2* t, __local const float2* w, int rows, const int s) {
-  const int lid = get_local_id(0), items = get_local_size(0);
-  for (int q = lid; q < N * (N / 4); q += items) {
-    const int line = q % N, j = q / N;
-    const int k = j % s, base = (j - k) * 4 + k;
-    const int i0 = at(line, base, rows), i1 = at(line, base + s, rows);
-    const int i2 = at(line, base + 2 * s, rows), i3 = at(line, base + 3 * s, rows);
-    const float2 w2 = w[k * (N / (2 * s))];  // W_{2s}^k
-    const float2 w4 = w[k * (N / (4 * s))];  // W_{4s}^k
-    // span s: (x0, x1) and (x2, x3) with W_{2s}^k ...
-    const float2 a1 = mul(w2, t[i1]), a3 = mul(w2, t[i3]);
-    const float2 x0 = t[i0], x2 = t[i2];
-    const float2 y0 = x0 + a1, y1 = x0 - a1;
-    // ... span 2s: (y0, y2) with W_{4s}^k, (y1, y3) with W_{4s}^(k+s) = -i W_{4s}^k
-    const float2 y2 = mul(w4, x2 + a3), y3 = times_minus_i(mul(w4, x2 - a3));
-    t[i0] = y0 + y2;
-    t[i2] = y0 - y2;
-    t[i1] = y1 + y3;
-    t[i3] = y1 - y3;
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
-}
-
-// Two stages of decimation in frequency, spans 2s then s, conjugated
-// twiddles: the inverse's butterfly.
-void dif_radix4_lines(__local float2* t, __local const float2* w, int rows, const int s) {
-  const int lid = get_local_id(0), items = get_local_size(0);
-  for (int q = lid; q < N * (N / 4); q += items) {
-    const int line = q % N, j = q / N;
-    const int k = j % s, base = (j - k) * 4 + k;
-    const int i0 = at(line, base, rows), i1 = at(line, base + s, rows);
-    const int i2 = at(line, base + 2 * s, rows), i3 = at(line, base + 3 * s, rows);
-    const float2 w4 = w[k * (N / (4 * s))], w2 = w[k * (N / (2 * s))];
-    const float2 c4 = (float2)(w4.x, -w4.y), c2 = (float2)(w2.x, -w2.y);  // conj
-    const float2 x0 = t[i0], x1 = t[i1], x2 = t[i2], x3 = t[i3];
-    // span 2s: (x0, x2) with conj W_{4s}^k, (x1, x3) with +i conj W_{4s}^k ...
-    const float2 y0 = x0 + x2, y1 = x1 + x3;
-    const float2 y2 = mul(c4, x0 - x2), y3 = times_i(mul(c4, x1 - x3));
-    // ... span s: (y0, y1) and (y2, y3) with conj W_{2s}^k
-    t[i0] = y0 + y1;
-    t[i1] = mul(c2, y0 - y1);
-    t[i2] = y2 + y3;
-    t[i3] = mul(c2, y2 - y3);
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
-}
-
-// The forward transform of every line: decimation in time, input in
-// bit-reversed order, output in natural order. Spans 1, 2, 4, ... N/2, two
-// at a time, after one radix-2 stage when log2 N is odd. The loop over
-// stages is unrolled, so each stage's span is a constant and its divisions
-// are shifts.
-void forward_lines(__local float2* t, __local const float2* w, int rows) {
-  if (LOG2_TILE % 2) radix2_lines(t, rows);
+// A pass does R = 2, 4 or 8 points of a line at once, in registers: the
+// radix-2 stages of spans s, 2s, ... (R/2) s (log2 R of them) on the R
+// values v[m] = line[base + m s], base = 8-block start + k, k < s. The
+// first log2 N % 3 stages go in a pass of radix 2 or 4, the rest in passes
+// of radix 8, so a 64-point line is two passes and a 128-point line three.
+//
+// Forward, decimation in time (input bit-reversed, output natural): spans
+// grow. The pair (a, b = a + h/s) at half-size h takes the twiddle
+// W_{2h}^(k + (a mod h/s) s) = W_{2h}^k W_{2h/s}^(a mod h/s), so each stage
+// reads one twiddle from the table and multiplies it by a constant.
+void dit(float2* v, __local const float2* w, const int R, const int s, int k) {
 #pragma unroll
-  for (int stage = 0; stage < LOG2_TILE / 2; ++stage) dit_radix4_lines(t, w, rows, (1 + LOG2_TILE % 2) << (2 * stage));
+  for (int h = 1; h < R; h *= 2) {  // h = half-size / s
+    const float2 wk = w[k * (N / (2 * h * s))];  // W_{2hs}^k
+#pragma unroll
+    for (int a = 0; a < R; ++a) {
+      if (a & h) continue;
+      const int c = a & (h - 1);  // W_{2h}^c, from the table's entries c N / 2h
+      const float2 tw = c ? mul(wk, w[c * (N / (2 * h))]) : wk;
+      const float2 x = v[a], y = mul(tw, v[a + h]);
+      v[a] = x + y;
+      v[a + h] = x - y;
+    }
+  }
 }
 
-// The inverse transform of every line (unnormalized: the filter's spectrum
-// carries the 1 / N^2): decimation in frequency, input in natural order,
-// output in bit-reversed order. Spans N/2 down to 1, two at a time, one
-// radix-2 stage last when log2 N is odd.
-void inverse_lines(__local float2* t, __local const float2* w, int rows) {
+// Inverse, decimation in frequency (input natural, output bit-reversed),
+// conjugated twiddles: spans shrink, the twiddle applied after the
+// difference.
+void dif(float2* v, __local const float2* w, const int R, const int s, int k) {
 #pragma unroll
-  for (int stage = 0; stage < LOG2_TILE / 2; ++stage) dif_radix4_lines(t, w, rows, (N / 4) >> (2 * stage));
-  if (LOG2_TILE % 2) radix2_lines(t, rows);
+  for (int h = R / 2; h >= 1; h /= 2) {
+    const float2 wk = conj2(w[k * (N / (2 * h * s))]);
+#pragma unroll
+    for (int a = 0; a < R; ++a) {
+      if (a & h) continue;
+      const int c = a & (h - 1);
+      const float2 tw = c ? mul(wk, conj2(w[c * (N / (2 * h))])) : wk;
+      const float2 x = v[a], y = v[a + h];
+      v[a] = x + y;
+      v[a + h] = mul(tw, x - y);
+    }
+  }
+}
+
+// The passes of one line in this transform: radix FIRST_RADIX at span 1,
+// then radix 8 at spans FIRST_RADIX, 8 FIRST_RADIX, ...
+#define FIRST_RADIX (LOG2_TILE % 3 == 0 ? 8 : 1 << (LOG2_TILE % 3))
+#define PASSES (1 + (LOG2_TILE - 1) / 3)
+int pass_radix(int p) { return p == 0 ? FIRST_RADIX : 8; }
+int pass_span(int p) { return p == 0 ? 1 : FIRST_RADIX << (3 * (p - 1)); }
+
+// Work-item q's butterfly in a pass of radix R and span s: its line and
+// the first of its points, base (and k = base mod s). In a row pass,
+// consecutive work-items take consecutive butterflies of one row, so a
+// warp reads the image, and writes the output, a row at a time; in a column
+// pass they take consecutive columns.
+void butterfly_of(int q, const int R, const int s, int rows, int* line, int* base, int* k) {
+  const int j = rows ? q % (N / R) : q / N;
+  *line = rows ? q / (N / R) : q % N;
+  *k = j % s;
+  *base = (j - *k) * R + *k;
+}
+
+// One pass over every line, local memory to local memory.
+void pass(__local float2* t, __local const float2* w, int rows, const int p, const int inverse) {
+  const int R = pass_radix(p), s = pass_span(p);
+  for (int q = get_local_id(0); q < N * N / R; q += get_local_size(0)) {
+    int line, base, k;
+    butterfly_of(q, R, s, rows, &line, &base, &k);
+    float2 v[8];
+#pragma unroll
+    for (int m = 0; m < R; ++m) v[m] = t[at(line, base + m * s, rows)];
+    if (inverse)
+      dif(v, w, R, s, k);
+    else
+      dit(v, w, R, s, k);
+#pragma unroll
+    for (int m = 0; m < R; ++m) t[at(line, base + m * s, rows)] = v[m];
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
 }
 
 // One work-group per pair of tiles: pair p is tiles 2 (p % pairs_x) and
 // 2 (p % pairs_x) + 1 of tile row p / pairs_x. Each tile's V x V outputs
 // start at its index times V; its input, N x N, starts at the same place
 // in the padded image.
+//
+// The 2D transform is every row's, then every column's. Three places skip
+// a trip through local memory: the first forward row pass reads the image
+// straight into registers; the last forward column pass, the product with
+// the filter's spectrum and the first inverse column pass are one pass (the
+// two passes work on the same points of a column); and the last inverse
+// row pass writes the outputs straight from registers.
 __kernel void convolve(__global const float* input,   // the padded image
                        const int in_width, const int in_height,
                        __global float* output,         // out_width x out_height
@@ -144,46 +151,88 @@ __kernel void convolve(__global const float* input,   // the padded image
   const int lid = get_local_id(0), items = get_local_size(0);
   const int pair = get_group_id(0);
   const int ox = 2 * (pair % pairs_x) * valid, oy = (pair / pairs_x) * valid;
-
   for (int j = lid; j < N / 2; j += items) w[j] = twiddles[j];
-  // 1. Load: A into the real parts, B (valid pixels to the right) into the
-  //    imaginary parts, zeros past the image, each at (rev(x), rev(y)) as
-  //    the forward transform wants them.
-  for (int e = lid; e < N * N; e += items) {
-    const int x = e % N, y = e / N;
-    const int gy = oy + y, ga = ox + x, gb = ox + valid + x;
-    float2 v = (float2)(0.0f, 0.0f);
-    if (gy < in_height) {
-      if (ga < in_width) v.x = input[gy * in_width + ga];
-      if (gb < in_width) v.y = input[gy * in_width + gb];
+  barrier(CLK_LOCAL_MEM_FENCE);
+
+  // 1. Load and the first row pass: A into the real parts, B (V pixels to
+  //    the right) into the imaginary parts, zeros past the image. Point
+  //    base + m s of row r holds pixel (rev(base + m s), rev(r)): the
+  //    bit-reversed order decimation in time starts from.
+  {
+    const int R = pass_radix(0);
+    for (int q = lid; q < N * N / R; q += items) {
+      int line, base, k;
+      butterfly_of(q, R, 1, 1, &line, &base, &k);
+      const int gy = oy + reverse_bits(line);
+      float2 v[8];
+#pragma unroll
+      for (int m = 0; m < R; ++m) {
+        const int x = reverse_bits(base + m), ga = ox + x, gb = ox + valid + x;
+        v[m] = (float2)(0.0f, 0.0f);
+        if (gy < in_height) {
+          if (ga < in_width) v[m].x = input[gy * in_width + ga];
+          if (gb < in_width) v[m].y = input[gy * in_width + gb];
+        }
+      }
+      dit(v, w, R, 1, k);
+#pragma unroll
+      for (int m = 0; m < R; ++m) t[at(line, base + m, 1)] = v[m];
     }
-    t[reverse_bits(y) * PITCH + reverse_bits(x)] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
   }
-  barrier(CLK_LOCAL_MEM_FENCE);
+  // 2. The other forward row passes, and the column passes but the last.
+#pragma unroll
+  for (int p = 1; p < PASSES; ++p) pass(t, w, 1, p, 0);
+#pragma unroll
+  for (int p = 0; p < PASSES - 1; ++p) pass(t, w, 0, p, 0);
 
-  // 2. Forward: every row, then every column.
-  forward_lines(t, w, 1);
-  forward_lines(t, w, 0);
-
-  // 3. The product with the filter's spectrum, in natural order.
-  for (int e = lid; e < N * N; e += items) {
-    const int x = e % N, y = e / N;
-    t[y * PITCH + x] = mul(t[y * PITCH + x], filter_spectrum[e]);
+  // 3. The last forward column pass, the product (natural order: point
+  //    base + m s of column c is frequency (c, base + m s)) and the first
+  //    inverse column pass, in registers.
+  {
+    const int R = 8, s = pass_span(PASSES - 1);
+    for (int q = lid; q < N * N / R; q += items) {
+      int line, base, k;
+      butterfly_of(q, R, s, 0, &line, &base, &k);
+      float2 v[8];
+#pragma unroll
+      for (int m = 0; m < R; ++m) v[m] = t[at(line, base + m * s, 0)];
+      dit(v, w, R, s, k);
+#pragma unroll
+      for (int m = 0; m < R; ++m) v[m] = mul(v[m], filter_spectrum[(base + m * s) * N + line]);
+      dif(v, w, R, s, k);
+#pragma unroll
+      for (int m = 0; m < R; ++m) t[at(line, base + m * s, 0)] = v[m];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
   }
-  barrier(CLK_LOCAL_MEM_FENCE);
+  // 4. The other inverse column passes, and the row passes but the last.
+#pragma unroll
+  for (int p = PASSES - 2; p >= 0; --p) pass(t, w, 0, p, 1);
+#pragma unroll
+  for (int p = PASSES - 1; p >= 1; --p) pass(t, w, 1, p, 1);
 
-  // 4. Inverse: every row, then every column; the result lands at
-  //    (rev(x), rev(y)).
-  inverse_lines(t, w, 1);
-  inverse_lines(t, w, 0);
-
-  // 5. Write the outputs the wrap cannot reach: x, y < V of each tile.
-  for (int e = lid; e < valid * valid; e += items) {
-    const int x = e % valid, y = e / valid;
-    const int gy = oy + y;
-    if (gy >= out_height) continue;
-    const float2 v = t[reverse_bits(y) * PITCH + reverse_bits(x)];
-    if (ox + x < out_width) output[gy * out_width + ox + x] = v.x;
-    if (ox + valid + x < out_width) output[gy * out_width + ox + valid + x] = v.y;
+  // 5. The last inverse row pass, and the write: point base + m of row r
+  //    is output (rev(base + m), rev(r)) of the tile; those under V in
+  //    both are the ones the wrap cannot reach.
+  {
+    const int R = pass_radix(0);
+    for (int q = lid; q < N * N / R; q += items) {
+      int line, base, k;
+      butterfly_of(q, R, 1, 1, &line, &base, &k);
+      float2 v[8];
+#pragma unroll
+      for (int m = 0; m < R; ++m) v[m] = t[at(line, base + m, 1)];
+      dif(v, w, R, 1, k);
+      const int y = reverse_bits(line), gy = oy + y;
+      if (y >= valid || gy >= out_height) continue;
+#pragma unroll
+      for (int m = 0; m < R; ++m) {
+        const int x = reverse_bits(base + m);
+        if (x >= valid) continue;
+        if (ox + x < out_width) output[gy * out_width + ox + x] = v[m].x;
+        if (ox + valid + x < out_width) output[gy * out_width + ox + valid + x] = v[m].y;
+      }
+    }
   }
 }

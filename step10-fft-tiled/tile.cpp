@@ -11,7 +11,7 @@
 namespace conv {
 
 std::uint64_t tile_local_bytes(int N) {
-  return 8ull * static_cast<std::uint64_t>(N) * (N + 1) + 8ull * (N / 2);
+  return 8ull * static_cast<std::uint64_t>(N) * (N + N / 8) + 8ull * (N / 2);
 }
 
 double tile_flops_per_output(int N, int F) {

@@ -13,7 +13,8 @@ namespace conv {
 constexpr int kTileSizes[] = {16, 32, 64, 128};
 
 // Bytes of local memory one work-group of the kernel uses for an N x N
-// tile: N rows of N + 1 complex floats, and N / 2 twiddles.
+// tile: N rows of N + N/8 complex floats (the padding: convolve.cl's at()),
+// and N / 2 twiddles.
 std::uint64_t tile_local_bytes(int N);
 
 // Floating-point operations per output for tile N and filter width F: the
