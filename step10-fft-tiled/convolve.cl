@@ -51,9 +51,17 @@ int at(int line, int e, int rows) {
 // of radix 8, so a 64-point line is two passes and a 128-point line three.
 //
 // Forward, decimation in time (input bit-reversed, output natural): spans
-// grow. The pair (a, b = a + h/s) at half-size h takes the twiddle
-// W_{2h}^(k + (a mod h/s) s) = W_{2h}^k W_{2h/s}^(a mod h/s), so each stage
-// reads one twiddle from the table and multiplies it by a constant.
+// grow. The pair (a, b = a + h) at half-size h s takes the twiddle
+// W_{2hs}^(k + c s) = W_{2hs}^k W_{2h}^c, c = a mod h: one read of the table
+// per stage, times a root of unity of order 2, 4 or 8 that is a constant
+// (root()).
+float2 root(const int c, const int h) {  // W_{2h}^c, c < h <= 4
+  const float r = 0.70710678118654752f;  // 1 / sqrt(2)
+  if (c == 0) return (float2)(1.0f, 0.0f);
+  if (2 * c == h) return (float2)(0.0f, -1.0f);
+  return c == 1 ? (float2)(r, -r) : (float2)(-r, -r);  // h = 4: c = 1 or 3
+}
+
 void dit(float2* v, __local const float2* w, const int R, const int s, int k) {
 #pragma unroll
   for (int h = 1; h < R; h *= 2) {  // h = half-size / s
@@ -61,8 +69,8 @@ void dit(float2* v, __local const float2* w, const int R, const int s, int k) {
 #pragma unroll
     for (int a = 0; a < R; ++a) {
       if (a & h) continue;
-      const int c = a & (h - 1);  // W_{2h}^c, from the table's entries c N / 2h
-      const float2 tw = c ? mul(wk, w[c * (N / (2 * h))]) : wk;
+      const int c = a & (h - 1);
+      const float2 tw = c ? mul(wk, root(c, h)) : wk;
       const float2 x = v[a], y = mul(tw, v[a + h]);
       v[a] = x + y;
       v[a + h] = x - y;
@@ -81,7 +89,7 @@ void dif(float2* v, __local const float2* w, const int R, const int s, int k) {
     for (int a = 0; a < R; ++a) {
       if (a & h) continue;
       const int c = a & (h - 1);
-      const float2 tw = c ? mul(wk, conj2(w[c * (N / (2 * h))])) : wk;
+      const float2 tw = c ? mul(wk, conj2(root(c, h))) : wk;
       const float2 x = v[a], y = v[a + h];
       v[a] = x + y;
       v[a + h] = mul(tw, x - y);
