@@ -3,8 +3,9 @@
 # docs/results.md): time against filter width for step 7 (the tuned direct
 # sum: the stored winner of step7-tuned --tune where there is one, else its
 # defaults),
-# step 8 (rank 1: box; full rank: random) in both variants and step 9 (FFT,
-# the product apart and inside VkFFT's transform)
+# step 8 (rank 1: box; full rank: random) in both variants, step 9 (FFT,
+# the product apart and inside VkFFT's transform) and step 10 (the FFT in
+# tiles, its tile chosen by --tile auto)
 # on one device. Results are not checked against the serial reference here
 # (--no-check: at 8192x8192 and F = 63 it would take the host an hour); the
 # conformance suite checks the same kernels.
@@ -29,9 +30,9 @@ full_widths="${CROSSOVER_FULL_RANK_WIDTHS:-$widths}"  # step 8 with full-rank fi
 reps="${CROSSOVER_REPS:-10}"
 list() { local kind=$1 f s=""; for f in ${2:-$widths}; do s+="${s:+,}$kind:$f"; done; echo "$s"; }
 tmp="$out/.crossover-$tag"
-# CROSSOVER_PARTS runs some of the three (with CROSSOVER_KEEP=1 the parts of an
+# CROSSOVER_PARTS runs some of the four (with CROSSOVER_KEEP=1 the parts of an
 # earlier run are merged too); every step runs its default work-group (--wgs auto).
-parts="${CROSSOVER_PARTS:-direct fft separable}"
+parts="${CROSSOVER_PARTS:-direct fft separable tiled}"
 rounds="${CROSSOVER_ROUNDS:-1}"
 sweep() { bench/sweep-rounds.sh "$rounds" "$@"; }  # sweep OUT.csv [sweep options]
 for part in $parts; do
@@ -43,13 +44,15 @@ for part in $parts; do
     separable) sweep "$tmp-separable.csv" --steps 8 --variants passes,fused --images "$image" \
                  --filters "$(list box),$(list random "$full_widths")" --reps "$reps" --wgs auto \
                  --no-check "$@" ;;
+    tiled) sweep "$tmp-tiled.csv" --steps 10 --images "$image" --filters "$(list random)" --reps "$reps" \
+             --wgs auto --no-check "$@" ;;
     *) echo "crossover.sh: unknown part '$part'" >&2; exit 2 ;;
   esac
 done
 first=1
-for part in direct fft separable; do
+for part in direct fft separable tiled; do
   [ -f "$tmp-$part.csv" ] || continue
   if [ $first = 1 ]; then cat "$tmp-$part.csv"; first=0; else tail -n +2 "$tmp-$part.csv"; fi
 done > "$out/crossover-$tag.csv"
-[ -n "${CROSSOVER_KEEP:-}" ] || rm -f "$tmp-direct.csv" "$tmp-fft.csv" "$tmp-separable.csv"
+[ -n "${CROSSOVER_KEEP:-}" ] || rm -f "$tmp-direct.csv" "$tmp-fft.csv" "$tmp-separable.csv" "$tmp-tiled.csv"
 echo "crossover: wrote $out/crossover-$tag.csv" >&2

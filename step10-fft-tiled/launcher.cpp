@@ -36,8 +36,9 @@ class ThisStep : public Step {
   std::string embedded_source() const override { return embedded::CLCONV_STEP_KERNEL; }
   bool exact_sums() const override { return false; }
   // The kernel loops over its butterflies, so any number of work-items
-  // works; 256 of them, one dimension.
-  std::pair<int, int> default_work_group(const DeviceFacts&, int) const override { return {256, 1}; }
+  // works, in one dimension; 128 was the fastest of 64 to 512 on the H100
+  // (docs/step10-fft-tiled.md) and as fast as any on PoCL.
+  std::pair<int, int> default_work_group(const DeviceFacts&, int) const override { return {128, 1}; }
 
   // The bound derived in docs/step10-fft-tiled.md: each output is off by at
   // most 4 log2(N^2) eps sum|K| max|x|, the largest tile that can run

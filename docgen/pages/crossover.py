@@ -1,7 +1,7 @@
 """The crossover lesson (docs/step8-separable.md, docs/step9-fft.md,
 docs/results.md): time against filter width for the tuned direct sum (step 7),
-the separable passes (step 8, rank 1 and full rank, both variants) and the
-FFT (step 9), beside the best peer measured on the device.
+the separable passes (step 8, rank 1 and full rank, both variants), the
+FFT (step 9) and the FFT in tiles (step 10), beside the best peer measured on the device.
 
 Inputs (docs/results/):
   crossover-h100.csv        bench/crossover.sh h100 8192x8192 --platform NVIDIA
@@ -30,6 +30,7 @@ LINES = [  # (label, step(s) (the first present in the CSV), variants (likewise)
     ("step 8 fused, full rank", "step8-separable", ("fused",), "random"),
     ("step 9, FFT, our product", "step9-fft", ("default product=separate", "default"), "random"),
     ("step 9, FFT, product in VkFFT", "step9-fft", ("default product=fused",), "random"),
+    ("step 10, FFT in tiles", "step10-fft-tiled", ("default",), "random"),
 ]
 PEERS = {"h100": [("torch-crossover-h100", "torch.conv2d", "prepadded", "random", "torch conv2d (fp32, padded input)")],
          "h200": [("torch-crossover-h200", "torch.conv2d", "fp32", "random", "torch conv2d (fp32)")],
@@ -91,15 +92,20 @@ def crossover(tag):
     r0 = rows[0]
     direct = series[DIRECT]
     direct_step = next(r["step"] for r in rows if r["step"] in LINES[0][1])
-    ffts = [pts for label, pts in series.items() if label.startswith("step 9")]
-    over = [w for w in widths if w in direct and any(w in f and f[w] < direct[w] for f in ffts)]
+    def first_win(prefix):  # the narrowest width where a line of `prefix` beats the direct sum
+        lines = [pts for label, pts in series.items() if label.startswith(prefix)]
+        over = [w for w in widths if w in direct and any(w in f and f[w] < direct[w] for f in lines)]
+        if not lines:
+            return ""
+        return " {} first beats the tuned direct sum at F = {}.".format(
+            prefix.capitalize(), over[0] if over else "(never, in this range)")
     text = table(["median ms, F ="] + [str(w) for w in widths], body)
     direct_widths = sorted(w for w in widths if w in direct)
     missing = any(w not in pts for pts in series.values() for w in widths)
-    text += ("\n{} ({}, driver {}, {}), {}x{} image, zero border, median of {} launches{}. "
-             "Step 9 first beats the tuned direct sum at F = {}.{}\n").format(
+    text += ("\n{} ({}, driver {}, {}), {}x{} image, zero border, median of {} launches{}."
+             "{}{}{}\n").format(
         r0["device"], tag, r0["driver"], r0["date"], r0["width"], r0["height"], r0["reps"],
-        "; '-': not measured" if missing else "", over[0] if over else "(never, in this range)",
+        "; '-': not measured" if missing else "", first_win("step 9"), first_win("step 10"),
         _direct_note(tag, direct_step, direct_widths))
     return text
 

@@ -6,6 +6,10 @@
 #   oclgrind-run.sh [--preload LIB] --expect REGEX [--expect REGEX]... -- PROGRAM [ARGS...]
 #       passes when every REGEX matches Oclgrind's reports (a deliberately
 #       broken kernel: its own exit status does not matter).
+#   oclgrind-run.sh [--preload LIB] --local-mem-size BYTES -- PROGRAM [ARGS...]
+#       as the first form on a simulated device with BYTES of local memory
+#       instead of Oclgrind's 32 KiB (step 10's tiles of 64 and 128 points
+#       need 37 and 145 KiB);
 #   oclgrind-run.sh [--preload LIB] --library-kernel NAME -- PROGRAM [ARGS...]
 #       as the first form for a program that also runs a library's kernel
 #       NAME (step 9's VkFFT_main): its reports are left out, and only
@@ -29,10 +33,12 @@ expect=()
 preload=""
 ignore=""
 checks=(--data-races --uninitialized)
+device=()
 while (($#)); do
   case "$1" in
     --expect) expect+=("$2"); shift 2 ;;
     --preload) preload=$2; shift 2 ;;
+    --local-mem-size) device=(--local-mem-size "$2"); shift 2 ;;
     --library-kernel) ignore=$2; checks=(); shift 2 ;;
     --) shift; break ;;
     *) break ;;
@@ -56,7 +62,7 @@ max_errors=20
 [ -n "$ignore" ] && max_errors=100000  # the library's reports must not hide ours
 # The wrapper puts its runtime first in LD_PRELOAD; the shell it starts puts
 # the preload library in front of it, then becomes the program.
-CLCONV_PRELOAD=$preload "${OCLGRIND:-oclgrind}" "${checks[@]}" --check-api \
+CLCONV_PRELOAD=$preload "${OCLGRIND:-oclgrind}" "${checks[@]}" "${device[@]}" --check-api \
   --build-options -cl-opt-disable --max-errors "$max_errors" --log "$log" \
   sh -c 'LD_PRELOAD="${CLCONV_PRELOAD:+$CLCONV_PRELOAD:}$LD_PRELOAD" exec "$@"' sh "$@"
 status=$?

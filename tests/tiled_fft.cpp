@@ -1,0 +1,98 @@
+// Step 10's host-side arithmetic (step10-fft-tiled/tile.hpp): the filter's
+// spectrum against a direct 2D DFT, the twiddles, the tile `--tile auto`
+// picks, and the error bound against what the kernel does on this device.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <complex>
+#include <random>
+
+#include "common/errors.hpp"
+#include "common/reference.hpp"
+#include "common/run_step.hpp"
+#include "step10-fft-tiled/tile.hpp"
+#include "tests/support.hpp"
+
+using namespace conv;
+
+namespace conv {
+std::unique_ptr<Step> make_step10_fft_tiled();
+}
+
+TEST_CASE("step 10's filter spectrum is conj(DFT(K)) / N^2 of K in the corner of an N x N zero array",
+          "[step10][units]") {
+  std::mt19937 rng(test::run_seed());
+  for (int N : {16, 32}) {
+    const Filter filter = test::random_filter(5, rng);
+    const std::vector<float> got = filter_spectrum(filter, N);
+    REQUIRE(got.size() == 2u * N * N);
+    const double tau = 2 * std::acos(-1.0);
+    double worst = 0;
+    for (int v = 0; v < N; ++v)
+      for (int u = 0; u < N; ++u) {
+        std::complex<double> s = 0;  // the 2D DFT, term by term
+        for (int j = 0; j < filter.width; ++j)
+          for (int i = 0; i < filter.width; ++i)
+            s += static_cast<double>(filter.at(j, i)) * std::polar(1.0, -tau * (u * i + v * j) / N);
+        s = std::conj(s) / static_cast<double>(N * N);
+        const std::size_t at = 2 * (static_cast<std::size_t>(v) * N + u);
+        worst = std::max(worst, std::abs(s - std::complex<double>(got[at], got[at + 1])));
+      }
+    INFO("N = " << N << "; " << test::seed_note());
+    CHECK(worst < 1e-8);
+  }
+}
+
+TEST_CASE("step 10's twiddles are exp(-2 pi i j / N) for j < N / 2", "[step10][units]") {
+  const std::vector<float> w = twiddles(64);
+  REQUIRE(w.size() == 64u);
+  for (int j = 0; j < 32; ++j) {
+    const double angle = -2 * std::acos(-1.0) * j / 64;
+    CHECK(std::fabs(w[2 * j] - std::cos(angle)) < 1e-7);
+    CHECK(std::fabs(w[2 * j + 1] - std::sin(angle)) < 1e-7);
+  }
+}
+
+TEST_CASE("step 10's --tile auto takes the fewest flops per output of the tiles that fit", "[step10][units]") {
+  const std::uint64_t gpu = 48 * 1024, cpu = 512 * 1024;
+  // A GPU's 48 KiB hold the 64-point tile (37 KiB with its padding), not the 128-point one.
+  CHECK(tile_local_bytes(64) <= gpu);
+  CHECK(tile_local_bytes(128) > gpu);
+  CHECK(choose_tile(31, gpu) == 64);
+  CHECK(choose_tile(31, cpu) == 128);
+  CHECK(choose_tile(63, cpu) == 128);
+  CHECK(choose_tile(1, cpu) == 16);
+  for (int F = 1; F <= 64; ++F) {
+    const int N = choose_tile(F, gpu);
+    INFO("F = " << F << ", N = " << N);
+    CHECK(N >= F);
+    for (int other : kTileSizes)
+      if (tile_local_bytes(other) <= gpu) CHECK(tile_flops_per_output(N, F) <= tile_flops_per_output(other, F));
+  }
+  // No tile that fits is wide enough: the error says what would be needed.
+  CHECK_THROWS_WITH(choose_tile(65, gpu), Catch::Contains("needs a tile of at least 65 points"));
+  CHECK(std::isinf(tile_flops_per_output(32, 33)));
+}
+
+TEST_CASE("step 10 meets its error bound with every tile, and the bound is not loose by orders of magnitude",
+          "[step10]") {
+  std::mt19937 rng(test::run_seed());
+  auto step = make_step10_fft_tiled();
+  const Image image = test::random_image(301, 157, rng);
+  const Filter filter = test::random_filter(13, rng);
+  const Problem problem = make_problem(image, filter, Border::zero);
+  const Reference reference = reference_correlate(problem.padded, problem.filter);
+  for (const char* tile : {"16", "32", "64", "128"}) {
+    RunOptions options;
+    options.values["tile"] = tile;
+    options.wg_x = 128, options.wg_y = 1;
+    const RunResult r = run_step(*step, test::device(), problem, options, 0);
+    double worst = 0;
+    for (std::size_t i = 0; i < reference.value.size(); ++i)
+      worst = std::max(worst, std::fabs(r.output.pixels[i] - reference.value[i]));
+    const double bound = tiled_fft_error_bound(filter, problem.padded, std::stoi(tile));
+    INFO("--tile " << tile << ": worst error " << worst << ", bound " << bound << "; " << test::seed_note());
+    CHECK(worst <= bound);
+    CHECK(worst > bound / 1000);
+  }
+}
