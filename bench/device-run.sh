@@ -7,12 +7,17 @@
 # Writes the CSVs and logs into $OUT. Each part runs even if another fails;
 # PARTS picks some: tour conformance seed001 seed000 seed004 vector blocks
 # unroll tuning inline perf kernelinfo ptxmix buildtime torch cupy cufft bank
-# volume histogram histpeers verify
-# (default: the first five). verify: the conformance suite and a few timed
+# volume histogram histpeers verify crossover fft-tiled
+# (default: the first five). crossover: bench/crossover.sh (steps 7 to 10
+# against F on 8192x8192) and torch's conv2d over the same widths, in one
+# run (crossover-TAG.csv, torch-crossover-TAG.csv). fft-tiled: step 10 over
+# its tiles and work-groups (fft-tiled-TAG.csv), its --verify runs and its
+# kernels' ptxas report (fft-tiled-TAG.txt). verify: the conformance suite and a few timed
 # runs of every step, the bank and the volume (verify-kernels-TAG.txt), a quick check
 # that a change to the kernels or launchers kept them correct and as fast. TAG names the device in the CSVs' names
 # (default h100). cufft: steps 6 and 9 beside correlation through cuFFT
-# (bench/cupy_fftconvolve.py), F = 3 to 63 on 8192x8192, in cufft-TAG.csv.
+# (bench/cupy_fftconvolve.py), F = 3 to 63 on 8192x8192, in cufft-TAG.csv,
+# with steps 7 and 10.
 # The peers need python3 with torch and cupy; histpeers also
 # runs build/bin/cub-histogram when it is there (bench/build-cub-histogram.sh).
 # KERNELINFO_SETS: extra kernel-info runs, "F:NAME=V,NAME=V F:..." each;
@@ -139,11 +144,24 @@ for part in ${PARTS:-tour conformance seed001 seed000 seed004}; do
     cupy)
       python3 bench/cupy_correlate.py --size 8192x8192 --filters 3,5,7,15,31 \
         > "$OUT/cupy-$tag.csv" 2>> "$log" ;;
-    cufft)  # step 9 beside cuFFT (CuPy) and step 7, in one run
-      { build/bin/sweep --steps 7,9 --images 8192x8192 --filters random:3,random:7,random:15,random:31,random:63 \
+    cufft)  # steps 9 and 10 beside cuFFT (CuPy) and step 7, in one run
+      { build/bin/sweep --steps 7,9,10 --images 8192x8192 --filters random:3,random:7,random:15,random:31,random:63 \
           --wgs auto --set product=fused --reps 20 --no-check
         python3 bench/cupy_fftconvolve.py --size 8192x8192 --filters 3,7,15,31,63 | tail -n +2; } \
         > "$OUT/cufft-$tag.csv" 2>> "$log" ;;
+    crossover)
+      bench/crossover.sh "$tag" 8192x8192 2>> "$log"
+      python3 bench/torch_conv2d.py --size 8192x8192 --filters 3,5,7,9,11,15,21,31,45,63 \
+        > "$OUT/torch-crossover-$tag.csv" 2>> "$log" ;;
+    fft-tiled)  # step 10: every tile that fits, three work-groups; --verify; ptxas
+      build/bin/sweep --steps 10 --images 8192x8192 --filters random:3,random:7,random:15,random:31,random:45,random:63 \
+        --set tile=16,32,64,128 --wgs 64x1,128x1,256x1 --reps 10 --no-check --output "$OUT/fft-tiled-$tag.csv" 2>> "$log"
+      { echo "$stamp; bench/device-run.sh part fft-tiled"
+        for f in random:7 random:31 box:31 sobel-x random:63; do
+          build/bin/step10-fft-tiled --image synthetic:1919x1079 --filter $f --verify --reps 3
+        done
+        for t in 16 32 64; do build/bin/kernel-info --step 10 --filter random:15 --set tile=$t; done
+      } > "$OUT/fft-tiled-$tag.txt" 2>&1 ;;
     *)
       bench/experiments.sh "$part" "$tag" 2>> "$log" ;;
   esac
