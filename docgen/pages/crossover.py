@@ -161,7 +161,37 @@ def separable_blocks(tag, filt="box:31", wg="16x16"):
             r0["device"], r0["driver"], r0["date"], r0["width"], r0["height"], r0["reps"], tag))
 
 
-GENERATORS = {"crossover": crossover, "separable-unroll": separable_unroll, "separable-blocks": separable_blocks}
+SHORT = {DIRECT: "step 7", "step 8 passes, rank 1 (box)": "step 8 passes", "step 8 fused, rank 1 (box)": "step 8 fused",
+         "step 8 passes, full rank": "step 8 passes", "step 8 fused, full rank": "step 8 fused",
+         "step 9, FFT, our product": "step 9 (our product)", "step 9, FFT, product in VkFFT": "step 9",
+         "step 10, FFT in tiles": "step 10"}
+
+
+def which_step(tag):
+    """Per filter width, the fastest of our steps for a full-rank (random)
+    filter and for a rank-1 (box) one, from the crossover run. Step 7's and
+    steps 9 and 10's times do not depend on the weights: their random rows
+    stand for a box filter too."""
+    rows, series = _series(tag)
+    widths = sorted({w for pts in series.values() for w in pts})
+    ours = [(label, pts) for label, pts in series.items() if label in SHORT]
+
+    def best(w, kinds):
+        cands = [(pts[w], label) for label, pts in ours if w in pts and any(k in label for k in kinds)]
+        if not cands:
+            return "-"
+        ms, label = min(cands)
+        return "{}, {} ms".format(SHORT[label], fmt(ms))
+    body = [["F = {}".format(w), best(w, ("direct", "full rank", "step 9", "step 10")),
+             best(w, ("direct", "rank 1", "step 9", "step 10"))] for w in widths]
+    r0 = rows[0]
+    return table(["the fastest step", "full rank (random filter)", "rank 1 (box filter)"], body) + (
+        "\n{} ({}, driver {}, {}), {}x{}: the crossover run above. Steps 7, 9 and 10 do the same work for "
+        "any weights; their random-filter times stand in the box column.\n".format(
+            r0["device"], tag, r0["driver"], r0["date"], r0["width"], r0["height"]))
+
+
+GENERATORS = {"crossover": crossover, "which-step": which_step, "separable-unroll": separable_unroll, "separable-blocks": separable_blocks}
 
 
 def figures(plt):

@@ -1,0 +1,190 @@
+// Exercise, step 10 (docs/step10-fft-tiled.md, docs/coursework.md). Write
+// the body of convolve() below: the butterflies (dit, dif), the passes
+// (pass) and the layout (at, butterfly_of) are given. As handed out, this
+// file builds but computes nothing, so every conformance case of step 10
+// fails. The suite runs --tile auto, 16, 32 and 64. Work on a copy in the
+// repository root and grade the copy:
+//   cp docs/exercises/step10-fft-tiled.cl my-step10.cl
+//   CLCONV_KERNEL_STEP10=$PWD/my-step10.cl ctest --preset default -L step10
+//
+// The launcher builds it with -D TILE=N -D LOG2_TILE=log2(N), and runs one
+// work-group per pair of tiles, in one dimension, of any size.
+//
+// Step 10: correlation by overlap-save, each tile's transform in local
+// memory. Step 9 transforms the whole image at once, so each axis of its
+// transform is a pass over a spectrum far larger than any cache. Here the
+// image is cut into N x N input tiles that overlap by F - 1 pixels; each
+// work-group loads one pair of tiles, transforms it, multiplies it by the
+// filter's spectrum, transforms it back and writes the V x V outputs
+// (V = N - F + 1) that the circular wrap of an N-point transform cannot
+// reach. The image is read once and the output written once: everything
+// between stays in the work-group's local memory.
+//
+// Two real tiles make one complex tile: tile A in the real parts, its
+// right-hand neighbour B in the imaginary parts. The filter is real, so
+// correlating A + iB gives (A corr K) + i (B corr K): the real part of the
+// result is A's output and the imaginary part B's, with no unpacking.
+//
+// The launcher sets TILE (N, a power of two) and LOG2_TILE, and passes the
+// filter's spectrum (conj(DFT(K)) / N^2, computed once on the host) and the
+// twiddles W^j = exp(-2 pi i j / N), j < N/2.
+
+#define N TILE
+#define PITCH (N + N / 8)  // padding: see at()
+
+// Complex product.
+float2 mul(float2 a, float2 b) { return (float2)(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
+float2 conj2(float2 a) { return (float2)(a.x, -a.y); }
+
+int reverse_bits(int v) {
+  int r = 0;
+  for (int b = 0; b < LOG2_TILE; ++b) {
+    r = (r << 1) | (v & 1);
+    v >>= 1;
+  }
+  return r;
+}
+
+// Element e of line l: a row pass (rows = 1) walks along x in row l, a
+// column pass along y in column l. Rows are PITCH = N + N/8 float2s apart
+// and each run of 8 along x is followed by one float2 of padding, so that
+// neither the work-items of a row pass (8 points of one row apart, or
+// consecutive ones) nor those of a column pass (consecutive columns) fall
+// in the same bank of local memory.
+int at(int line, int e, int rows) {
+  const int x = rows ? e : line, y = rows ? line : e;
+  return y * PITCH + x + (x >> 3);
+}
+
+// A pass does R = 2, 4 or 8 points of a line at once, in registers: the
+// radix-2 stages of spans s, 2s, ... (R/2) s (log2 R of them) on the R
+// values v[m] = line[base + m s], base = 8-block start + k, k < s. The
+// first log2 N % 3 stages go in a pass of radix 2 or 4, the rest in passes
+// of radix 8, so a 64-point line is two passes and a 128-point line three.
+//
+// Forward, decimation in time (input bit-reversed, output natural): spans
+// grow. The pair (a, b = a + h) at half-size h s takes the twiddle
+// W_{2hs}^(k + c s) = W_{2hs}^k W_{2h}^c, c = a mod h: one read of the table
+// per stage, times a root of unity of order 2, 4 or 8 that is a constant
+// (root()).
+float2 root(const int c, const int h) {  // W_{2h}^c, c < h <= 4
+  const float r = 0.70710678118654752f;  // 1 / sqrt(2)
+  if (c == 0) return (float2)(1.0f, 0.0f);
+  if (2 * c == h) return (float2)(0.0f, -1.0f);
+  return c == 1 ? (float2)(r, -r) : (float2)(-r, -r);  // h = 4: c = 1 or 3
+}
+
+void dit(float2* v, __local const float2* w, const int R, const int s, int k) {
+#pragma unroll
+  for (int h = 1; h < R; h *= 2) {  // h = half-size / s
+    const float2 wk = w[k * (N / (2 * h * s))];  // W_{2hs}^k
+#pragma unroll
+    for (int a = 0; a < R; ++a) {
+      if (a & h) continue;
+      const int c = a & (h - 1);
+      const float2 tw = c ? mul(wk, root(c, h)) : wk;
+      const float2 x = v[a], y = mul(tw, v[a + h]);
+      v[a] = x + y;
+      v[a + h] = x - y;
+    }
+  }
+}
+
+// Inverse, decimation in frequency (input natural, output bit-reversed),
+// conjugated twiddles: spans shrink, the twiddle applied after the
+// difference.
+void dif(float2* v, __local const float2* w, const int R, const int s, int k) {
+#pragma unroll
+  for (int h = R / 2; h >= 1; h /= 2) {
+    const float2 wk = conj2(w[k * (N / (2 * h * s))]);
+#pragma unroll
+    for (int a = 0; a < R; ++a) {
+      if (a & h) continue;
+      const int c = a & (h - 1);
+      const float2 tw = c ? mul(wk, conj2(root(c, h))) : wk;
+      const float2 x = v[a], y = v[a + h];
+      v[a] = x + y;
+      v[a + h] = mul(tw, x - y);
+    }
+  }
+}
+
+// The passes of one line in this transform: radix FIRST_RADIX at span 1,
+// then radix 8 at spans FIRST_RADIX, 8 FIRST_RADIX, ...
+#define FIRST_RADIX (LOG2_TILE % 3 == 0 ? 8 : 1 << (LOG2_TILE % 3))
+#define PASSES (1 + (LOG2_TILE - 1) / 3)
+int pass_radix(int p) { return p == 0 ? FIRST_RADIX : 8; }
+int pass_span(int p) { return p == 0 ? 1 : FIRST_RADIX << (3 * (p - 1)); }
+
+// Work-item q's butterfly in a pass of radix R and span s: its line and
+// the first of its points, base (and k = base mod s). In a row pass,
+// consecutive work-items take consecutive butterflies of one row, so a
+// warp reads the image, and writes the output, a row at a time; in a column
+// pass they take consecutive columns.
+void butterfly_of(int q, const int R, const int s, int rows, int* line, int* base, int* k) {
+  const int j = rows ? q % (N / R) : q / N;
+  *line = rows ? q / (N / R) : q % N;
+  *k = j % s;
+  *base = (j - *k) * R + *k;
+}
+
+// One pass over every line, local memory to local memory.
+void pass(__local float2* t, __local const float2* w, int rows, const int p, const int inverse) {
+  const int R = pass_radix(p), s = pass_span(p);
+  for (int q = get_local_id(0); q < N * N / R; q += get_local_size(0)) {
+    int line, base, k;
+    butterfly_of(q, R, s, rows, &line, &base, &k);
+    float2 v[8];
+#pragma unroll
+    for (int m = 0; m < R; ++m) v[m] = t[at(line, base + m * s, rows)];
+    if (inverse)
+      dif(v, w, R, s, k);
+    else
+      dit(v, w, R, s, k);
+#pragma unroll
+    for (int m = 0; m < R; ++m) t[at(line, base + m * s, rows)] = v[m];
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+// One work-group per pair of tiles: pair p is tiles 2 (p % pairs_x) and
+// 2 (p % pairs_x) + 1 of tile row p / pairs_x. Each tile's V x V outputs
+// start at its index times V; its input, N x N, starts at the same place
+// in the padded image.
+//
+// The 2D transform is every row's, then every column's. Three places skip
+// a trip through local memory: the first forward row pass reads the image
+// straight into registers; the last forward column pass, the product with
+// the filter's spectrum and the first inverse column pass are one pass (the
+// two passes work on the same points of a column); and the last inverse
+// row pass writes the outputs straight from registers.
+__kernel void convolve(__global const float* input,   // the padded image
+                       const int in_width, const int in_height,
+                       __global float* output,         // out_width x out_height
+                       const int out_width, const int out_height,
+                       __global const float2* filter_spectrum,  // N x N: conj(DFT(K)) / N^2
+                       __global const float2* twiddles,         // N / 2
+                       const int valid,                         // V = N - F + 1
+                       const int pairs_x) {
+  // TODO 1. The tile and the twiddles in local memory:
+  //   __local float2 t[N * PITCH];  __local float2 w[N / 2];
+  // w[j] = twiddles[j] for j < N/2, shared by the work-group's items (a
+  // loop from get_local_id(0) in steps of get_local_size(0)); a barrier.
+  // TODO 2. Pair get_group_id(0): its first tile's outputs start at
+  // x = 2 (pair % pairs_x) V, y = (pair / pairs_x) V, and so does its
+  // input; the second tile is V pixels to the right.
+  // TODO 3. Load: point (x, y) of the complex tile is input pixel
+  // (ox + x, oy + y) in its real part and (ox + V + x, oy + y) in its
+  // imaginary part, 0 past the image. Decimation in time wants it at
+  // (rev(x), rev(y)): store it with at(rev(y), rev(x), 1), or run the first
+  // row pass on it in registers. Barrier.
+  // TODO 4. Forward: every row pass (pass(t, w, 1, p, 0), p = 0 ..
+  // PASSES - 1), then every column pass (rows = 0).
+  // TODO 5. The product: point (x, y), at t[at(y, x, 1)] (natural order
+  // now), times filter_spectrum[y N + x]. Barrier.
+  // TODO 6. Inverse: the column passes, then the row passes, in the reverse
+  // order (p = PASSES - 1 .. 0, inverse = 1).
+  // TODO 7. Write: output (x, y) of the pair is at at(rev(y), rev(x), 1);
+  // x, y < V only, and inside the output: the real part to the first
+  // tile's output, the imaginary part to the second's.
+}
