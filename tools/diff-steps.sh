@@ -27,6 +27,8 @@ case "$n" in
   9) base=1
      echo "diff-steps.sh: step 9 changes the algorithm (correlation through the FFT, VkFFT's kernels);" \
           "its own kernel, the spectra's product, one work-item per element, against step 1's" >&2 ;;
+  10) echo "diff-steps.sh: step 10 keeps step 9's algorithm and tiles it (overlap-save, its own transform" \
+           "in place of VkFFT's): most of its kernel is new" >&2 ;;
 esac
 new=$(step_dir "$n")
 old=$(step_dir "$base")

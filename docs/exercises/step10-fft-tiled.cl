@@ -18,7 +18,7 @@
 // filter's spectrum, transforms it back and writes the V x V outputs
 // (V = N - F + 1) that the circular wrap of an N-point transform cannot
 // reach. The image is read once and the output written once: everything
-// between stays in the work-group's local memory.
+// between stays on chip, in the work-group's local memory and registers.
 //
 // Two real tiles make one complex tile: tile A in the real parts, its
 // right-hand neighbour B in the imaginary parts. The filter is real, so
@@ -36,6 +36,8 @@
 float2 mul(float2 a, float2 b) { return (float2)(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
 float2 conj2(float2 a) { return (float2)(a.x, -a.y); }
 
+// v with its LOG2_TILE bits in reverse order: the position decimation in
+// time reads point v from, and where decimation in frequency leaves it.
 int reverse_bits(int v) {
   int r = 0;
   for (int b = 0; b < LOG2_TILE; ++b) {
@@ -58,7 +60,8 @@ int at(int line, int e, int rows) {
 
 // A pass does R = 2, 4 or 8 points of a line at once, in registers: the
 // radix-2 stages of spans s, 2s, ... (R/2) s (log2 R of them) on the R
-// values v[m] = line[base + m s], base = 8-block start + k, k < s. The
+// values v[m] = line[base + m s], base = the start of a block of R s
+// points plus k, k < s. The
 // first log2 N % 3 stages go in a pass of radix 2 or 4, the rest in passes
 // of radix 8, so a 64-point line is two passes and a 128-point line three.
 //
