@@ -71,11 +71,11 @@ class ThisStep : public Step {
             {"block", "Outputs per work-item WxH, W a multiple of 4, of the row pass and the fused "
                       "kernel (default: the first of 4x8 (a GPU's row pass only), 4x4, 4x2, 4x1 whose tiles fit "
                       "local memory; " + block_text(kDirectRows) + " with --rows direct, " + block_text(kDirectFused) +
-                      " with --fused-kernel direct)",
+                      " with --fused-kernel direct below F = 15, 4x16 up to 31, 4x32 above)",
              "auto", {}, {"8x1", "4x8"}, auto_or_block(32)},
             {"fused-kernel", "The fused variant's kernel: tile (convolve_fused, through local memory), direct "
                              "(convolve_fused_direct, through the caches; default block " + block_text(kDirectFused) +
-                             "), or auto (direct on a GPU, tile on a CPU)",
+                             " below F = 15, taller above), or auto (direct on a GPU, tile on a CPU)",
              "auto", {}, {"direct"}, one_of({"auto", "tile", "direct"}), {"auto", "fused"}},
             {"column-block", "The column pass's outputs per work-item WxH (variant passes; default: "
                              "the first of 4x16, 4x8 (on a GPU only), 4x4, 4x2, 4x1 that fits local memory; " +
@@ -323,7 +323,7 @@ class ThisStep : public Step {
     }
     c.b = block(facts, options, F, c.fused, "block", c.fused ? c.fused_direct : c.rows_direct);
     c.cb = c.fused ? c.b : block(facts, options, F, false, "column-block", c.columns_direct);
-    c.unroll = unroll_rows(facts, options, c.fused);
+    c.unroll = unroll_rows(facts, options, c.fused, F);
     return c;
   }
 
@@ -358,21 +358,33 @@ class ThisStep : public Step {
   // is the larger cost; a full-rank filter (k column passes re-reading the
   // output) keeps it longer. Without the tile (a GPU's default) it reads the
   // image once with no local memory at all, and wins longer still. The
-  // widths: the crossover (bench/crossover.sh, docs/results/crossover-*.csv).
+  // widths: the crossover (bench/crossover.sh, docs/results/crossover-*.csv);
+  // on a GPU, for rank 1 too since its unroll and block follow F
+  // (separable-fused-widths-h100.csv: 0.331 ms at box:15 on the H100,
+  // against 0.381 for the passes in the crossover run).
   static bool fused_wins(const DeviceFacts& facts, int F, int rank) {
-    if (facts.is_gpu) return rank == 1 ? F <= 9 : F <= 15;  // without a tile (--fused-kernel)
+    if (facts.is_gpu) return F <= 15;  // without a tile (--fused-kernel), rank 1 or more
     return rank == 1 ? F <= 3 : F <= 7;
   }
 
   // --unroll, or the tuned default: on, except the fused kernel on a CPU
-  // (bench/experiments.sh separable; docs/step8-separable.md).
-  bool unroll_rows(const DeviceFacts& facts, const RunOptions& options, bool is_fused) const {
+  // (bench/experiments.sh separable; docs/step8-separable.md) and on a GPU
+  // from F = 9 on: there the unrolled walk down BLOCK_Y + F - 1 rows is
+  // slower, and from 15 on it no longer fits the registers (ptxas at box:21:
+  // a 2952-byte stack frame of spills, 9.5 ms against 0.56 not unrolled on
+  // the H100; separable-fused-widths-h100.csv, separable-fused-spills-h100.txt).
+  bool unroll_rows(const DeviceFacts& facts, const RunOptions& options, bool is_fused, int F) const {
     const std::string text = option(options, "unroll");
     if (text != "auto" && text != "on" && text != "off")
       throw UsageError("--unroll must be one of auto, on, off, not '" + text + "'");
     if (text != "auto") return text == "on";
-    return !is_fused || facts.is_gpu;
+    return !is_fused || (facts.is_gpu && F < 9);
   }
+
+  // The fused kernel without a tile walks BLOCK_Y + F - 1 rows for BLOCK_Y
+  // outputs: a taller block spends fewer row passes per output as F grows
+  // (separable-fused-widths-h100.csv).
+  static Shape2 fused_direct_block(int F) { return F < 15 ? kDirectFused : F <= 31 ? Shape2{4, 16} : Shape2{4, 32}; }
 
   // --block or --column-block, or the first of the tuned blocks whose tiles
   // fit local memory (a pass without a tile: its own tuned block).
@@ -385,7 +397,7 @@ class ThisStep : public Step {
         throw UsageError("--" + name + ": the width must be a multiple of 4, not " + std::to_string(bx));
       return {bx, by};
     }
-    if (direct) return name == "column-block" ? kDirectColumns : is_fused ? kDirectFused : kDirectRows;
+    if (direct) return name == "column-block" ? kDirectColumns : is_fused ? fused_direct_block(F) : kDirectRows;
     // A GPU's passes do best with taller blocks: fewer tile rows loaded per
     // output, most of all in the column pass (bench/experiments.sh
     // separable-blocks).

@@ -17,7 +17,7 @@ Inputs (docs/results/):
 """
 import os
 
-from tables import load, table, fmt, stored_winners, FIGURES, RESULTS
+from tables import load, table, fmt, caption, stored_winners, FIGURES, RESULTS
 
 DIRECT = "direct sum, tuned (step 7)"
 LINES = [  # (label, step(s) (the first present in the CSV), variants (likewise), filter kind)
@@ -191,7 +191,27 @@ def which_step(tag):
             r0["device"], tag, r0["driver"], r0["date"], r0["width"], r0["height"]))
 
 
-GENERATORS = {"crossover": crossover, "which-step": which_step, "separable-unroll": separable_unroll, "separable-blocks": separable_blocks}
+def separable_fused_widths(tag):
+    """Step 8's fused kernel without the tile against F: the settings of the
+    time (the first sweep), then every unroll and block of the grid."""
+    rows = load("separable-fused-widths-" + tag)
+    grid = [(u, b) for u in ("on", "off") for b in ("4x4", "4x16", "4x32")]
+    widths = sorted({int(r["filter_width"]) for r in rows})
+    body = []
+    for f in widths:
+        then = [r for r in rows if int(r["filter_width"]) == f and r["variant"] == "fused"]
+        line = ["box:{}".format(f), fmt(then[0]["median_ms"]) if then else "-"]
+        for u, b in grid:
+            hit = [r for r in rows if int(r["filter_width"]) == f and _setting(r["variant"], "unroll") == u
+                   and _setting(r["variant"], "block") == b]
+            line.append(fmt(hit[0]["median_ms"]) if hit else "-")
+        body.append(line)
+    return table(["median ms", "settings of the time"] + ["unroll {}, {}".format(u, b) for u, b in grid], body) + \
+        caption(rows, "build/bin/sweep --steps 8 --variants fused, twice: the commands table of results.md") + (
+        "\n8192x8192, work-group 32x4, `--fused-kernel direct`; '-': not measured.\n")
+
+
+GENERATORS = {"crossover": crossover, "which-step": which_step, "separable-fused-widths": separable_fused_widths, "separable-unroll": separable_unroll, "separable-blocks": separable_blocks}
 
 
 def figures(plt):
