@@ -1,5 +1,6 @@
 #include "common/reference.hpp"
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <sstream>
@@ -97,6 +98,17 @@ Comparison compare_with_reference(const Image& output, const Reference& ref, int
 Comparison compare_with_reference_terms(const Image& output, const Reference& ref, long long terms) {
   const double bound = static_cast<double>(terms) * FLT_EPSILON;
   return compare(output, ref, [&](std::size_t i) { return bound * ref.magnitude[i]; });
+}
+
+Comparison compare_with_absolute_tolerance(const Image& output, const Reference& ref, double tolerance) {
+  return compare(output, ref, [&](std::size_t) { return tolerance; });
+}
+
+double output_scale(const Filter& filter, const Image& padded) {
+  double weights = 0, pixels = 0;
+  for (float w : filter.weights) weights += std::fabs(w);
+  for (float x : padded.pixels) pixels = std::max(pixels, static_cast<double>(std::fabs(x)));
+  return weights * pixels;
 }
 
 std::string Comparison::describe() const {

@@ -70,5 +70,12 @@ Comparison compare_with_reference(const Image& output, const Reference& referenc
 // notice one missing term of a wide filter: for sums of other shapes.
 Comparison compare_with_reference_terms(const Image& output, const Reference& reference,
                                         long long terms);
+// Every pixel within the same absolute `tolerance` of the exact answer,
+// whatever its own terms: a transform's error, which spreads over every
+// output (steps 9 and 10).
+Comparison compare_with_absolute_tolerance(const Image& output, const Reference& reference, double tolerance);
+// sum|K| * max|x|: a bound on the size of every output, the scale a
+// transform's absolute error is stated in.
+double output_scale(const Filter& filter, const Image& padded);
 
 }  // namespace conv

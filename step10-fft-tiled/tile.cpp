@@ -7,6 +7,7 @@
 #include <string>
 
 #include "common/errors.hpp"
+#include "common/reference.hpp"
 
 namespace conv {
 
@@ -73,10 +74,7 @@ std::vector<float> twiddles(int N) {
 }
 
 double tiled_fft_error_bound(const Filter& filter, const Image& padded, int N) {
-  double weights = 0, pixels = 0;
-  for (float w : filter.weights) weights += std::fabs(w);
-  for (float x : padded.pixels) pixels = std::max(pixels, static_cast<double>(std::fabs(x)));
-  return 4.0 * std::log2(static_cast<double>(N) * N) * FLT_EPSILON * weights * pixels;
+  return 4.0 * std::log2(static_cast<double>(N) * N) * FLT_EPSILON * output_scale(filter, padded);
 }
 
 }  // namespace conv

@@ -85,13 +85,8 @@ class ThisStep : public Step {
     const Sizes s = sizes_for(problem, false);  // the larger bound of the two size choices
     const Sizes p = sizes_for(problem, true);
     const double log_n = std::log2(static_cast<double>(std::max(s.P * s.Q, p.P * p.Q)));
-    double weights = 0, pixels = 0;
-    for (float w : problem.filter.weights) weights += std::fabs(w);
-    for (float x : problem.padded.pixels) pixels = std::max(pixels, static_cast<double>(std::fabs(x)));
-    const double tolerance = 2.0 * log_n * FLT_EPSILON * weights * pixels;
-    Reference bound = reference;  // the comparator's bound is terms * eps * magnitude
-    std::fill(bound.magnitude.begin(), bound.magnitude.end(), tolerance / FLT_EPSILON);
-    return compare_with_reference_terms(output, bound, 1);
+    return compare_with_absolute_tolerance(
+        output, reference, 2.0 * log_n * FLT_EPSILON * output_scale(problem.filter, problem.padded));
   }
 
   Launch prepare(DeviceContext& device, const Problem& problem, const RunOptions& options) override {
