@@ -17,7 +17,7 @@ Usage: tracer_crashes.py LastTest.log
   The failed tests are the ones LastTestsFailed.log (beside it) names; a
   test that passes by its PASS_REGULAR_EXPRESSION may print "FAILED:" on
   purpose. Exit 0 and list the failed tests when every one of them failed
-  only this way (the caller then reruns them once); exit 1 otherwise, naming
+  only this way (the caller then reruns them, up to three times); exit 1 otherwise, naming
   the first failure that was something else.
 Usage: tracer_crashes.py --self-check
   Classify built-in sample logs; exit 1 if any is classified wrongly.
