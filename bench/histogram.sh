@@ -20,6 +20,12 @@
 #   histogram-sweep-TAG.csv           one-launch on the random image over
 #                                     chunk and work-group sizes, and with 1, 4,
 #                                     8 and 16 local copies on all three images
+#   histogram-lanes-TAG.csv           lane-copies and one-launch on all three
+#                                     images: each way of waiting (--wait block,
+#                                     spin) and of reading back (--read copy,
+#                                     map); then lane-copies with 1, 2 and 4
+#                                     loads in flight and 128, 256, 512 pixels
+#                                     per work-item (random image)
 #   histogram-breakdown-TAG.csv       the cost of OpenCL, phase by phase, for
 #                                     global-partials on 1024x1024 pixels (the
 #                                     source's 1048576-element buffer, seed 002)
@@ -39,7 +45,7 @@
 #   SMALL_ROUNDS=5       fresh start-ups for the 1024x1024 breakdown
 #   LOG=/tmp/histogram-TAG.log
 #   PARTS="main bench floor breakdown full"   the CSVs to write, in that order
-#                        (sweep is extra: PARTS="... sweep")
+#                        (sweep and lanes are extra: PARTS="... sweep lanes")
 # Device options (--platform, --device, --device-type) may also come from
 # CLCONV_PLATFORM, CLCONV_DEVICE, CLCONV_DEVICE_TYPE.
 set -euo pipefail
@@ -114,6 +120,37 @@ sweep() {  # one-launch over chunk x wg (random image), then 1, 4, 8 and 16 copi
   mv "$out.tmp.csv" "$out"
 }
 
+lanes() {  # the wait and the read-back of lane-copies and one-launch; then lane-copies' loads
+  local out="$results/histogram-lanes-$tag.csv" wait read loads chunk kernel
+  echo "histogram.sh: histogram-lanes-$tag" >&2
+  {
+    for wait in block spin; do
+      for read in copy map; do
+        echo "== histogram-lanes-$tag: --wait $wait --read $read" >> "$log"
+        "$bin" --image "noise:$size" --image "synthetic:$size" --image "solid:$size" \
+          --variant one-launch,lane-copies --wait "$wait" --read "$read" --reps "$reps" --limits \
+          --verify --csv "${device[@]}" 2>> "$log" |
+          sed -E "s/,(one-launch|lane-copies),/,\1 wait=$wait read=$read,/"
+      done
+    done
+    for loads in 1 2 4; do
+      kernel="${TMPDIR:-/tmp}/lane_copies_loads$loads.cl"
+      sed "s/^#ifndef LOADS\$/#undef LOADS\n#define LOADS $loads\n#ifndef LOADS/" \
+        histogram/lane_copies.cl > "$kernel"
+      for chunk in 128 256 512; do
+        echo "== histogram-lanes-$tag: $loads loads, chunk $chunk" >> "$log"
+        "$bin" --image "noise:$size" --variant lane-copies --kernel "$kernel" --chunk "$chunk" \
+          --reps "$reps" --limits --verify --csv "${device[@]}" 2>> "$log" |
+          sed "s/,lane-copies,/,lane-copies loads=$loads,/"
+      done
+    done
+  } | awk 'NR == 1 || !/^device,/' > "$out.tmp.csv"
+  grep -q ',lane-copies loads=4,call,' "$out.tmp.csv" &&
+    grep -q ',lane-copies wait=spin read=map,call,' "$out.tmp.csv" ||
+    { echo "histogram.sh: histogram-lanes-$tag failed, see $log" >&2; exit 1; }
+  mv "$out.tmp.csv" "$out"
+}
+
 for part in ${PARTS:-main bench floor breakdown full}; do
   case "$part" in
     main)  run "histogram-$tag" --image "synthetic:$size" --variant all --reps "$reps" --limits \
@@ -122,6 +159,7 @@ for part in ${PARTS:-main bench floor breakdown full}; do
              --reps "$reps" --limits --verify ;;
     floor) floors ;;
     sweep) sweep ;;
+    lanes) lanes ;;
     # The drivers' own caches off, so that "build (cold)" starts from nothing.
     breakdown) POCL_KERNEL_CACHE=0 CUDA_CACHE_DISABLE=1 run "histogram-breakdown-$tag" \
              --image synthetic:1024x1024 --variant serial,global-partials --breakdown \

@@ -32,11 +32,14 @@ DeviceHistogram::DeviceHistogram(Launch& launch, const cl::Context& context, con
 
 void DeviceHistogram::make_buffers(const cl::Context& context, const MakeBuffer& make) {
   image_ = make(CL_MEM_READ_ONLY, plan_.pixels * kChannels, "the image", false);
-  result_ = make(CL_MEM_READ_WRITE, kCounts * sizeof(cl_uint), "the counts", true);
+  if (plan_.map)  // in host memory, to be mapped; no guard margins (a sub-buffer cannot be)
+    result_ = cl::Buffer(context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, kCounts * sizeof(cl_uint));
+  else
+    result_ = make(CL_MEM_READ_WRITE, kCounts * sizeof(cl_uint), "the counts", true);
   if (plan_.variant->merge == Merge::last_group) {
     sums_ = make(CL_MEM_READ_WRITE, (kCounts + 1) * sizeof(cl_uint), "the running sums", false);
     // Host memory the counts are read into, not a kernel's buffer.
-    pinned_ = cl::Buffer(context, CL_MEM_ALLOC_HOST_PTR, kCounts * sizeof(cl_uint));
+    if (!plan_.map) pinned_ = cl::Buffer(context, CL_MEM_ALLOC_HOST_PTR, kCounts * sizeof(cl_uint));
   }
   if (plan_.partial_bytes() > 0)
     partials_ = make(CL_MEM_READ_WRITE, plan_.partial_bytes(), "the partial histograms", true);
@@ -56,7 +59,7 @@ DeviceHistogram::~DeviceHistogram() {
 
 void DeviceHistogram::upload(cl::CommandQueue& queue, const RgbImage& image) {
   queue.enqueueWriteBuffer(image_, CL_TRUE, 0, image.rgb.size(), image.rgb.data());
-  if (plan_.variant->merge == Merge::last_group && !pinned_counts_) {
+  if (plan_.variant->merge == Merge::last_group && !plan_.map && !pinned_counts_) {
     // Mapped once and kept: a read into page-locked memory needs no staging copy.
     pinned_queue_ = queue;
     pinned_counts_ = static_cast<std::uint32_t*>(queue.enqueueMapBuffer(
@@ -140,6 +143,9 @@ void DeviceHistogram::enqueue_read(cl::CommandQueue& queue, bool blocking, cl::E
   if (merges_on_host()) {
     host_.resize(plan_.items * kCounts);
     queue.enqueueReadBuffer(partials_, block, 0, plan_.partial_bytes(), host_.data(), nullptr, done);
+  } else if (plan_.map) {
+    mapped_ = static_cast<const std::uint32_t*>(queue.enqueueMapBuffer(
+        result_, block, CL_MAP_READ, 0, kCounts * sizeof(cl_uint), nullptr, done));
   } else if (pinned_counts_) {
     queue.enqueueReadBuffer(result_, block, 0, kCounts * sizeof(cl_uint), pinned_counts_, nullptr,
                             done);
@@ -150,20 +156,42 @@ void DeviceHistogram::enqueue_read(cl::CommandQueue& queue, bool blocking, cl::E
   }
 }
 
-void DeviceHistogram::read_back(cl::CommandQueue& queue) { enqueue_read(queue, true, nullptr); }
+void DeviceHistogram::release_map(cl::CommandQueue& queue) {
+  if (!mapped_) return;
+  // Copied out, then unmapped: the next kernel that writes the counts waits
+  // for the unmap in the queue's order.
+  host_.assign(mapped_, mapped_ + kCounts);
+  queue.enqueueUnmapMemObject(result_, const_cast<std::uint32_t*>(mapped_));
+  mapped_ = nullptr;
+}
+
+void DeviceHistogram::read_back(cl::CommandQueue& queue) {
+  enqueue_read(queue, true, nullptr);
+  release_map(queue);
+}
 
 Counts DeviceHistogram::call(cl::CommandQueue& queue) {
   enqueue(queue);
   cl::Event read;
-  enqueue_read(queue, false, &read);
-  read.wait();  // the queue is in order: the read waits for the kernels
+  enqueue_read(queue, false, &read);  // the queue is in order: the read waits for the kernels
+  if (plan_.spin) {
+    queue.flush();  // submitted now, not when a wait would have submitted it
+    cl_int status;
+    while ((status = read.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>()) > CL_COMPLETE) {
+    }
+    if (status < 0)
+      throw Error("the read of the counts failed with status " + std::to_string(status));
+  } else {
+    read.wait();
+  }
+  release_map(queue);
   return finish();
 }
 
 Counts DeviceHistogram::finish() const {
   if (merges_on_host()) return merge_partials(host_, plan_.items);
   Counts counts{};
-  if (pinned_counts_)
+  if (pinned_counts_ && !plan_.map)
     std::copy(pinned_counts_, pinned_counts_ + kCounts, counts.begin());
   else
     std::copy(host_.begin(), host_.end(), counts.begin());

@@ -45,10 +45,13 @@ class DeviceHistogram {
   void poison_result(cl::CommandQueue& queue);
   // Enqueues one histogram (fills and kernels, in order); returns their events.
   std::vector<cl::Event> enqueue(cl::CommandQueue& queue);
-  // Reads back the partials (host merge) or the 768 counts; blocking.
+  // Reads back the partials (host merge) or the 768 counts (copied, or
+  // mapped, copied out and unmapped); blocking.
   void read_back(cl::CommandQueue& queue);
-  // The whole call in one go: enqueue(), the read-back enqueued right behind
-  // the kernels without blocking, one wait for both, then finish().
+  // The whole call in one go: enqueue(), the read-back (or map) enqueued
+  // right behind the kernels without blocking, one wait for both (the
+  // driver's, or the event's status asked until it is complete), then
+  // finish().
   Counts call(cl::CommandQueue& queue);
   bool merges_on_host() const { return plan_.variant->merge == Merge::host; }
   // The host merge where there is one, else the counts read back.
@@ -62,6 +65,7 @@ class DeviceHistogram {
   using MakeBuffer = std::function<cl::Buffer(cl_mem_flags, std::size_t, const std::string&, bool)>;
   void make_buffers(const cl::Context& context, const MakeBuffer& make);
   void enqueue_read(cl::CommandQueue& queue, bool blocking, cl::Event* done);
+  void release_map(cl::CommandQueue& queue);  // copies the mapped counts out, unmaps
 
   Plan plan_;
   cl::Buffer image_, partials_, slices_, result_;
@@ -70,6 +74,7 @@ class DeviceHistogram {
   cl::CommandQueue pinned_queue_;
   std::uint32_t* pinned_counts_ = nullptr;  // pinned_, mapped for the object's lifetime
   cl::Kernel count_, merge_partials_, merge_slices_;
+  const std::uint32_t* mapped_ = nullptr;  // the counts, while mapped (ReadBack::map)
   std::vector<std::uint32_t> host_;  // what read_back() brought
 };
 

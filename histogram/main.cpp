@@ -1,6 +1,7 @@
 // build/bin/histogram: an RGB histogram (3 x 256 bins) of an 8-bit image,
 // counted by the variant(s) of the lesson docs/histogram.md.
 #include <iostream>
+#include <map>
 
 #include "common/cli.hpp"
 #include "histogram/app.hpp"
@@ -23,11 +24,28 @@ int main(int argc, char** argv) {
                    "Comma-separated variants: " + histogram::variant_list() + ", or all")
         ->capture_default_str();
     app.add_option("--chunk", o.settings.chunk,
-                   "Pixels per work-item (default: the variant's: 1024, 128 for local-*, 256 for one-launch)")
+                   "Pixels per work-item (default: the variant's: 1024, 128 for local-*, 256 for one-launch "
+                   "and lane-copies)")
         ->check(CLI::Range(1, 1 << 16));
     app.add_option("--wg", o.settings.wg,
-                   "Work-items per work-group (default: 64, or 256 for local-* and one-launch)")
+                   "Work-items per work-group (default: 64, or 256 for local-*, one-launch and lane-copies)")
         ->check(CLI::Range(1, 1 << 12));
+    const std::map<std::string, histogram::Wait> waits = {{"block", histogram::Wait::block},
+                                                          {"spin", histogram::Wait::spin}};
+    std::string wait = "block", read = "copy";
+    app.add_option("--wait", wait,
+                   "How a whole call waits for the counts: block (the driver's wait) or spin "
+                   "(asks the read's status until it is done, a core busy meanwhile)")
+        ->check(CLI::IsMember({"block", "spin"}))
+        ->capture_default_str();
+    const std::map<std::string, histogram::ReadBack> reads = {{"copy", histogram::ReadBack::copy},
+                                                              {"map", histogram::ReadBack::map}};
+    app.add_option("--read", read,
+                   "How the 768 counts come back: copy (a read into page-locked memory) or map "
+                   "(the counts' buffer allocated in host memory and mapped); the host-merge "
+                   "variants always read their partials")
+        ->check(CLI::IsMember({"copy", "map"}))
+        ->capture_default_str();
     app.add_option("--reps", o.reps, "Timed runs (after one warm-up), or --breakdown rounds")
         ->capture_default_str()
         ->check(CLI::Range(1, 100000));
@@ -51,6 +69,8 @@ int main(int argc, char** argv) {
     add_device_options(app, device);
     if (int rc = parse_command_line(app, argc, argv); rc >= 0) return rc;
     o.device = device.choice;
+    o.settings.wait = waits.at(wait);
+    o.settings.read = reads.at(read);
     return histogram::run_histogram(o);
   });
 }

@@ -12,15 +12,13 @@ extern const char* const histogram_device_merge;
 extern const char* const histogram_local_atomic;
 extern const char* const histogram_local_words;
 extern const char* const histogram_one_launch;
+extern const char* const histogram_lane_copies;
 }  // namespace conv::embedded
 
 namespace conv::histogram {
 namespace {
 
 constexpr unsigned kMaxSlices = 256;  // rows after the first device merge pass
-// one-launch's local histograms per group: 16 spread a warp's 32 increments
-// over the 32 banks two to a bank, and fill the 48 KiB of an NVIDIA GPU.
-constexpr unsigned kMaxCopies = 16;
 // A CPU driver (PoCL) keeps a whole work-group's private arrays on one
 // worker thread's stack, typically 8 MiB: stay well inside half of it.
 constexpr std::size_t kCpuPrivateBytesPerGroup = std::size_t{4} << 20;
@@ -60,6 +58,12 @@ const std::vector<Variant>& device_variants() {
       {"one-launch", "one_launch.cl",
        "one kernel, no fill: 16-byte reads, per-lane local copies, last group merges",
        embedded::histogram_one_launch, Merge::last_group, false, 256, 256},
+      // 16 copies of 3 KiB spread a warp's 32 increments over the 32 banks
+      // two to a bank; 32 copies of 16-bit counters (1.5 KiB each), one per
+      // lane, never share one. Either way, the 48 KiB of an NVIDIA GPU.
+      {"lane-copies", "lane_copies.cl",
+       "one-launch with 16-bit counters, a local copy per warp lane, two loads in flight",
+       embedded::histogram_lane_copies, Merge::last_group, false, 256, 256, 32, 16},
   };
   return variants;
 }
@@ -92,6 +96,8 @@ Plan make_plan(const Variant& variant, std::size_t pixels, const Settings& setti
   plan.wg = settings.wg ? settings.wg : variant.default_wg;
   plan.source = settings.kernel_source.empty() ? variant.source : settings.kernel_source;
   plan.label = settings.kernel_label.empty() ? variant.file : settings.kernel_label;
+  plan.spin = settings.wait == Wait::spin;
+  plan.map = settings.read == ReadBack::map && variant.merge != Merge::host;
 
   const std::size_t max_wg = std::min<std::size_t>(
       facts.max_work_group,
@@ -115,13 +121,30 @@ Plan make_plan(const Variant& variant, std::size_t pixels, const Settings& setti
     plan.groups = (pixels + per_group - 1) / per_group;
     plan.global = cl::NDRange(plan.groups * plan.wg);
     plan.local = cl::NDRange(plan.wg);
-    const std::size_t one = std::size_t{kCounts} * sizeof(std::uint32_t);
     if (variant.merge == Merge::last_group) {
-      // As many copies as local memory holds, up to kMaxCopies (a power of two).
-      while (plan.copies < kMaxCopies && 2 * plan.copies * one <= facts.local_mem_bytes)
+      // As many copies as local memory holds, up to the variant's most.
+      const std::size_t copy_bytes = std::size_t{kCounts} * variant.counter_bits / 8;
+      while (plan.copies < variant.max_copies && 2 * plan.copies * copy_bytes <= facts.local_mem_bytes)
         plan.copies *= 2;
       plan.options = "-DCOPIES=" + std::to_string(plan.copies);
+      if (variant.counter_bits < 32) {
+        // The most one counter can receive: every byte of one channel read
+        // by the work-items that share its copy (those of one lane
+        // position); each reads at most ceil(vectors / wg) 16-byte vectors,
+        // 6 bytes of a channel in each, and at most 2 of the edge bytes.
+        const std::size_t vectors = std::size_t{plan.chunk} * plan.wg * kChannels / 16 + 1;
+        const std::size_t sharing = (plan.wg + plan.copies - 1) / plan.copies;
+        const std::size_t most = sharing * (6 * ((vectors + plan.wg - 1) / plan.wg) + 2);
+        const std::size_t limit = (std::size_t{1} << variant.counter_bits) - 1;
+        if (most > limit)
+          throw Error("--chunk " + std::to_string(plan.chunk) + " --wg " + std::to_string(plan.wg) +
+                      ": a " + std::to_string(variant.counter_bits) + "-bit local counter of " +
+                      variant.name + " could reach " + std::to_string(most) + " (over " +
+                      std::to_string(limit) + ") with " + std::to_string(plan.copies) +
+                      " copies; use a smaller --chunk or --wg");
+      }
     }
+    const std::size_t one = std::size_t{kCounts} * variant.counter_bits / 8;
     const std::size_t local_bytes = plan.copies * one;
     if (local_bytes > facts.local_mem_bytes)
       throw Error("a local histogram needs " + std::to_string(local_bytes / 1024) +

@@ -27,6 +27,10 @@ struct Variant {
   bool private_counts;  // keeps 768 counters per work-item in private memory
   unsigned default_chunk;
   unsigned default_wg;
+  // Local histograms per group at most (last-group merge; a power of two),
+  // and the bits of one local counter: 16 packs two bins into a word.
+  unsigned max_copies = 16;
+  unsigned counter_bits = 32;
 };
 
 // Every device variant, in lesson order (serial is not one of them).
@@ -36,10 +40,20 @@ std::string variant_list();
 // Throws UsageError naming the choices.
 const Variant& find_variant(const std::string& name);
 
+// How the host waits for a call's counts: in the driver's wait, or asking
+// the read's status over and over (a core busy meanwhile; on the H100 no
+// faster, docs/results/histogram-lanes-h100.csv).
+enum class Wait { block, spin };
+// How the 768 counts come back: copied into page-locked host memory by a
+// read, or the counts' own buffer allocated in host memory and mapped.
+enum class ReadBack { copy, map };
+
 // What the user may change about a launch; 0 means the variant's default.
 struct Settings {
   unsigned chunk = 0;         // pixels per work-item
   unsigned wg = 0;            // work-items per work-group
+  Wait wait = Wait::block;
+  ReadBack read = ReadBack::copy;
   std::string kernel_source;  // --kernel FILE's text, else the embedded kernel
   std::string kernel_label;   // names the source in build errors
 };
@@ -51,6 +65,8 @@ struct Plan {
   std::size_t items = 0;   // work-items that count (host/device merge)
   std::size_t groups = 0;  // work-groups (atomic and last-group merge)
   unsigned copies = 1;     // local histograms per group (last-group merge)
+  bool spin = false;       // Wait::spin
+  bool map = false;        // ReadBack::map (the 768 counts; partials are always read)
   std::size_t slices = 0;  // rows after the first merge pass (device merge)
   cl::NDRange global, local;
   std::string options;        // build options (-DCOPIES=N for one-launch)

@@ -13,7 +13,9 @@ DEVICES = [("pocl", "PoCL"), ("h100", "H100")]
 # The call to bench/device-run.sh that makes a GPU's histogram CSVs, the
 # sweep and the peers included (quoted under the sweep's tables).
 DEVICE_RUNS = {
-    "h100": ("H100", 'TAG=h100 PARTS="histogram histpeers" HISTOGRAM_PARTS="main bench floor breakdown full sweep" '
+    # The H100's histogram CSVs come from two runs of one day: this one made
+    # the breakdowns and the sweep; LANES_RUNS' made the rest and the peers.
+    "h100": ("H100", 'TAG=h100 PARTS=histogram HISTOGRAM_PARTS="breakdown full sweep" '
                      'OUT=DIR bench/device-run.sh'),
     "h200": ("H200", 'TAG=h200 PARTS="histogram histpeers" HISTOGRAM_PARTS="main bench floor sweep" '
                      'OUT=DIR bench/device-run.sh'),
@@ -317,8 +319,55 @@ def sweep(tag):
         "work-item and {} work-items, with COPIES set in the kernel file.{}\n".format(
             rows[0]["reps"], pick(rows, variant=copies[0])["chunk"],
             pick(rows, variant=copies[0])["wg"],
-            " The whole {} run, the sweep and the peers included: `{}`.".format(*DEVICE_RUNS[tag])
+            " The {} run that made the sweep: `{}`.".format(*DEVICE_RUNS[tag])
             if tag in DEVICE_RUNS else "") if copies else "")
+
+
+LANES_RUNS = {
+    "h100": ("H100", 'bench/build-cub-histogram.sh; TAG=h100 PARTS="histogram histpeers" '
+                     'HISTOGRAM_PARTS="main bench floor lanes" OUT=DIR bench/device-run.sh'),
+}
+
+
+def lanes(tag):
+    """lane-copies beside one-launch under each wait and read-back; then lane-copies' loads."""
+    rows = load("histogram-lanes-" + tag)
+    images = []
+    for r in rows:
+        if r["image"] not in images and " wait=" in r["variant"]:
+            images.append(r["image"])
+    modes = [v for v in variants_in(rows) if " wait=" in v]
+    body = []
+    for v in modes:
+        name, wait, read = v.split(" ")
+        cells = [name, "`--{}`".format(wait.replace("=", " ")), "`--{}`".format(read.replace("=", " "))]
+        for image in images:
+            k = pick(rows, variant=v, phase="kernels", image=image)
+            w = pick(rows, variant=v, phase="call", image=image)
+            cells.append("{} / {}".format(ms(k["median_ms"]), ms(w["median_ms"])) if k and w else "-")
+        body.append(cells)
+    first = table(["variant", "wait", "read"] + ["`{}`".format(i) for i in images], body)
+    loads = [v for v in variants_in(rows) if v.startswith("lane-copies loads=")]
+    grid = [r for r in rows if r["variant"] in loads]
+    chunks = sorted({int(r["chunk"]) for r in grid})
+    body = []
+    for v in loads:
+        cells = [v.split("=")[1]]
+        for c in chunks:
+            k = pick(grid, variant=v, phase="kernels", chunk=str(c))
+            w = pick(grid, variant=v, phase="call", chunk=str(c))
+            cells.append("{} / {}".format(ms(k["median_ms"]), ms(w["median_ms"])) if k and w else "-")
+        body.append(cells)
+    second = table(["lane-copies, random image: loads in flight"] +
+                   ["{} pixels per work-item".format(c) for c in chunks], body)
+    return first + "\n" + second + caption(rows, "PARTS=lanes bench/histogram.sh " + tag) + (
+        "\nEach cell: the kernel (profiling events) / the whole call (host's clock), median of {} "
+        "runs, {} work-items per group. The first table has each variant's default pixels per "
+        "work-item and lane-copies' two loads; the second sets LOADS in the kernel file and runs "
+        "with `--wait block --read copy`.{}\n".format(
+            rows[0]["reps"], rows[0]["wg"],
+            " The {} run, with the variants' tables and the peers: `{}`.".format(*LANES_RUNS[tag])
+            if tag in LANES_RUNS else ""))
 
 
 def peers(tag):
@@ -366,6 +415,7 @@ GENERATORS = {
     "histogram-goal": goal,
     "histogram-fixed": fixed,
     "histogram-sweep": sweep,
+    "histogram-lanes": lanes,
     "histogram-peers": peers,
     "histogram-diff": kernel_diff,
     "histogram-variants": variants,

@@ -3,6 +3,7 @@
 // on one color everywhere (the worst contention), and on random images.
 #include <catch2/catch.hpp>
 
+#include "common/errors.hpp"
 #include "common/program.hpp"
 #include "histogram/counts.hpp"
 #include "histogram/tests/support.hpp"
@@ -114,34 +115,91 @@ TEST_CASE("poisoned buffers expose a kernel that skips work", "[histogram][varia
   }
 }
 
-TEST_CASE("one-launch leaves its sums zero: every call counts the same", "[histogram][variants]") {
+TEST_CASE("the last-group variants leave their sums zero: every call counts the same",
+          "[histogram][variants]") {
   // run_variant throws when a later run or call counts differently from the
-  // first; one-launch has no fill, so that is where a forgotten reset shows.
+  // first; these variants have no fill, so that is where a forgotten reset shows.
   std::mt19937 rng(run_seed());
   const RgbImage image = test::random_image(97, 61, rng);
   const Counts expected = serial_count(image);
   INFO(seed_note());
-  for (auto s : {Settings(), with(5, 16), with(1, 1)}) {
-    const VariantRun run = run_variant(test::device(), image, find_variant("one-launch"), s, 3, 1);
-    CHECK(describe_difference(run.counts, expected) == "");
+  for (const char* variant : {"one-launch", "lane-copies"}) {
+    for (auto s : {Settings(), with(5, 16), with(1, 1)}) {
+      INFO(variant);
+      const VariantRun run = run_variant(test::device(), image, find_variant(variant), s, 3, 1);
+      CHECK(describe_difference(run.counts, expected) == "");
+    }
+    // Without the reset of the groups-done counter, no group after the first
+    // launch is ever the last: the second run reads the first run's counts or
+    // poison, and must be refused.
+    for (const char* reset : {"if (lid == 0) atomic_xchg(&sums[PARTIAL], 0);",
+                              "histogram[b] = atomic_xchg(&sums[b], 0);"}) {
+      Settings s = with(5, 16);
+      s.kernel_source =
+          conv::read_text_file(std::string(CLCONV_HISTOGRAM_DIR) + "/" + find_variant(variant).file);
+      const auto at = s.kernel_source.find(reset);
+      REQUIRE(at != std::string::npos);
+      const std::string broken = std::string(reset).find("histogram[b]") == 0
+                                     ? "histogram[b] = sums[b];"
+                                     : "if (lid == 0) sums[PARTIAL] = sums[PARTIAL];";
+      s.kernel_source.replace(at, std::string(reset).size(), broken);
+      s.kernel_label = find_variant(variant).file + " without its reset";
+      INFO(variant << ": " << broken);
+      CHECK_THROWS_WITH(run_variant(test::device(), image, find_variant(variant), s, 2, 0),
+                        Catch::Matchers::Contains("counted differently"));
+    }
   }
-  // Without the reset of the groups-done counter, no group after the first
-  // launch is ever the last: the second run reads the first run's counts or
-  // poison, and must be refused.
-  for (const char* reset : {"if (lid == 0) atomic_xchg(&sums[PARTIAL], 0);",
-                            "histogram[b] = atomic_xchg(&sums[b], 0);"}) {
-    Settings s = with(5, 16);
-    s.kernel_source = conv::read_text_file(std::string(CLCONV_HISTOGRAM_DIR) + "/one_launch.cl");
-    const auto at = s.kernel_source.find(reset);
-    REQUIRE(at != std::string::npos);
-    const std::string broken = std::string(reset).find("histogram[b]") == 0
-                                   ? "histogram[b] = sums[b];"
-                                   : "if (lid == 0) sums[PARTIAL] = sums[PARTIAL];";
-    s.kernel_source.replace(at, std::string(reset).size(), broken);
-    s.kernel_label = "one_launch.cl without its reset";
-    INFO(broken);
-    CHECK_THROWS_WITH(run_variant(test::device(), image, find_variant("one-launch"), s, 2, 0),
-                      Catch::Matchers::Contains("counted differently"));
+}
+
+TEST_CASE("every way of waiting and reading back gives the same counts", "[histogram][variants]") {
+  // run_variant's timed runs read back with read_back(), its whole calls
+  // with call(): both are checked against the first run, which is checked
+  // here against the serial count. Host-merge variants read their partials
+  // whatever --read says.
+  std::mt19937 rng(run_seed());
+  const RgbImage image = test::random_image(211, 67, rng);
+  const Counts expected = serial_count(image);
+  INFO(seed_note());
+  for (Wait wait : {Wait::block, Wait::spin}) {
+    for (ReadBack read : {ReadBack::copy, ReadBack::map}) {
+      for (const auto& v : device_variants()) {
+        Settings s = with(9, 32);
+        s.wait = wait;
+        s.read = read;
+        INFO(v.name << ", wait " << static_cast<int>(wait) << ", read " << static_cast<int>(read));
+        const VariantRun run = run_variant(test::device(), image, v, s, 2, 1);
+        CHECK(describe_difference(run.counts, expected) == "");
+      }
+    }
+  }
+}
+
+TEST_CASE("lane-copies' 16-bit counters: the largest accepted chunk counts one color exactly",
+          "[histogram][variants]") {
+  // One work-item (--wg 1) owns every local counter, so on a one-color image
+  // it adds every pixel of the group into one 16-bit counter per channel:
+  // the plan's bound is what keeps that counter from carrying into the
+  // next bin's half of the word.
+  const Variant& lanes = find_variant("lane-copies");
+  const conv::DeviceFacts& facts = test::device().facts();
+  unsigned largest = 0;
+  std::string refusal;
+  for (unsigned chunk = 65536; chunk > 0 && !largest; chunk -= 1) {
+    try {
+      make_plan(lanes, chunk, with(chunk, 1), facts);
+      largest = chunk;
+    } catch (const conv::Error& e) {
+      refusal = e.what();
+    }
+  }
+  CHECK_THAT(refusal, Catch::Matchers::Contains("--chunk") && Catch::Matchers::Contains("16-bit"));
+  REQUIRE(largest > 50000);  // at most 6 bytes of a channel in 16: about 58000
+  REQUIRE(largest < 65536);
+  for (auto [r, g, b] : {std::tuple{0, 0, 0}, {255, 1, 254}}) {
+    const RgbImage image = solid_rgb(largest, 1, static_cast<std::uint8_t>(r),
+                                     static_cast<std::uint8_t>(g), static_cast<std::uint8_t>(b));
+    CHECK(describe_difference(device_count(image, lanes, with(largest, 1)), serial_count(image)) ==
+          "");
   }
 }
 
@@ -165,8 +223,15 @@ TEST_CASE("sizes over a device limit are errors naming the option, not crashes",
   CHECK_THROWS_WITH(plan("one-launch", 64, 256, true), Contains("local memory"));
   f.local_mem_bytes = 48 << 10;  // an NVIDIA GPU's: 16 copies of 3 KiB, exactly
   CHECK(plan("one-launch", 64, 256, true).options == "-DCOPIES=16");
+  CHECK(plan("lane-copies", 64, 256, true).options == "-DCOPIES=32");  // 1.5 KiB each
   f.local_mem_bytes = (12 << 10) + 100;
   CHECK(plan("one-launch", 64, 256, true).options == "-DCOPIES=4");
+  CHECK(plan("lane-copies", 64, 256, true).options == "-DCOPIES=8");
+  // 16-bit counters: a group whose one lane could add 65536 to a counter is refused.
+  f.local_mem_bytes = 48 << 10;
+  CHECK_NOTHROW(plan("lane-copies", 4096, 256, true));
+  CHECK_THROWS_WITH(plan("lane-copies", 8192, 256, true), Contains("--chunk") && Contains("16-bit"));
+  CHECK_THROWS_WITH(plan("lane-copies", 65536, 1, true), Contains("could reach"));
   f.local_mem_bytes = 32 << 10;
   // PoCL keeps a group's private arrays on one thread's stack.
   CHECK_THROWS_WITH(plan("private", 64, 2048, false), Contains("--wg"));
