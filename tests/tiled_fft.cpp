@@ -5,7 +5,11 @@
 
 #include <cmath>
 #include <complex>
+#include <cstdlib>
+#include <fstream>
+#include <iomanip>
 #include <random>
+#include <sstream>
 
 #include "common/errors.hpp"
 #include "common/reference.hpp"
@@ -72,6 +76,32 @@ TEST_CASE("step 10's --tile auto takes the fewest flops per output of the tiles 
   // No tile that fits is wide enough: the error says what would be needed.
   CHECK_THROWS_WITH(choose_tile(65, gpu), Catch::Contains("needs a tile of at least 65 points"));
   CHECK(std::isinf(tile_flops_per_output(32, 33)));
+}
+
+TEST_CASE("docs/results/fft-tiled-model.csv is tile.cpp's model, as the lesson's table quotes it",
+          "[step10][units]") {
+  // The lesson's table of flops per output is generated from this file, so
+  // the model lives in one place (tile.cpp). After a change to the model:
+  //   CLCONV_WRITE_TILE_MODEL=1 build/bin/harness_tests "docs/results/fft-tiled-model.csv*"
+  std::ostringstream model;
+  model << "tile,local_bytes,filter_width,flops_per_output\n" << std::fixed << std::setprecision(4);
+  for (int N : kTileSizes)
+    for (int F : {3, 7, 11, 15, 21, 31, 45, 63}) {
+      model << N << "," << tile_local_bytes(N) << "," << F << ",";
+      if (!std::isinf(tile_flops_per_output(N, F))) model << tile_flops_per_output(N, F);
+      model << "\n";
+    }
+  const std::string path = std::string(CLCONV_RESULTS_DIR) + "/fft-tiled-model.csv";
+  if (std::getenv("CLCONV_WRITE_TILE_MODEL")) {
+    std::ofstream(path) << model.str();
+    WARN("wrote " << path);
+  }
+  std::ifstream in(path);
+  REQUIRE(in);
+  std::ostringstream committed;
+  committed << in.rdbuf();
+  INFO(path << " differs from tile.cpp's model; regenerate it with CLCONV_WRITE_TILE_MODEL=1");
+  CHECK(committed.str() == model.str());
 }
 
 TEST_CASE("step 10 meets its error bound with every tile, and the bound is not loose by orders of magnitude",

@@ -6,43 +6,41 @@ Inputs (docs/results/):
                      --wgs 64x1,128x1,256x1 over random filters on 8192x8192)
   cufft-TAG.csv      bench/device-run.sh part cufft (steps 7, 9 and 10 and CuPy's cuFFT in one run)
   steps567-TAG.csv   the device's copy bandwidth, as measured by the steps' runs there
+  fft-tiled-model.csv  tile.cpp's cost model (flops per output, local bytes), written and
+                     checked by the harness test that names it (tests/tiled_fft.cpp)
 """
-import math
 
 from tables import load, table, fmt, caption
 from pages import results
 
-TILES = (16, 32, 64, 128)
-
-
-def local_bytes(n):
-    """step10-fft-tiled/tile.cpp's tile_local_bytes: N rows of N + N/8 float2, N/2 twiddles."""
-    return 8 * n * (n + n // 8) + 8 * (n // 2)
-
-
-def flops_per_output(n, f):
-    """step10-fft-tiled/tile.cpp's tile_flops_per_output: two 2D transforms of
-    n = N^2 points (5 n log2 n each) and the product (6 n), over 2 V^2 outputs."""
-    if n < f:
-        return None
-    points, valid = n * n, n - f + 1
-    return (2 * 5 * points * math.log2(points) + 6 * points) / (2 * valid * valid)
+def model_flops(n, f):
+    """tile.cpp's flops per output for tile n and width f, from fft-tiled-model.csv."""
+    for r in load("fft-tiled-model"):
+        if int(r["tile"]) == n and int(r["filter_width"]) == f and r["flops_per_output"]:
+            return float(r["flops_per_output"])
+    raise KeyError("fft-tiled-model.csv has no tile {} at F = {}: add F to the harness test "
+                   "that writes it (tests/tiled_fft.cpp)".format(n, f))
 
 
 def tile_cost():
-    """Flops per output for each tile and filter width, against the direct sum's 2 F^2."""
-    widths = (3, 7, 11, 15, 21, 31, 45, 63)
+    """Flops per output for each tile and filter width, against the direct sum's 2 F^2:
+    tile.cpp's model as docs/results/fft-tiled-model.csv holds it (a harness test
+    checks that the file is what tile.cpp computes)."""
+    rows = load("fft-tiled-model")
+    widths = sorted({int(r["filter_width"]) for r in rows})
     body = []
-    for n in TILES:
-        line = ["N = {} ({:.1f} KiB)".format(n, local_bytes(n) / 1024)]
+    for n in sorted({int(r["tile"]) for r in rows}):
+        mine = {int(r["filter_width"]): r for r in rows if int(r["tile"]) == n}
+        line = ["N = {} ({:.1f} KiB)".format(n, int(mine[widths[0]]["local_bytes"]) / 1024)]
         for f in widths:
-            v = flops_per_output(n, f)
-            line.append("-" if v is None else "{:.0f}".format(v))
+            v = mine[f]["flops_per_output"]
+            line.append("-" if v == "" else "{:.0f}".format(float(v)))
         body.append(line)
     body.append(["direct sum, 2F²"] + [str(2 * f * f) for f in widths])
     return table(["flops per output, F ="] + [str(f) for f in widths], body) + (
-        "\nThe model of `step10-fft-tiled/tile.cpp` (`tile_flops_per_output`); in brackets the local memory "
-        "one work-group's tile takes. '-': the tile is narrower than the filter.\n")
+        "\nThe model of `step10-fft-tiled/tile.cpp` (`tile_flops_per_output`), from "
+        "`docs/results/fft-tiled-model.csv`; in brackets the local memory one work-group's tile "
+        "takes. '-': the tile is narrower than the filter.\n")
 
 
 def _tile(variant):
@@ -77,7 +75,7 @@ def fft_tiled(tag):
         ms, n, r = best
         outputs = int(r["width"]) * int(r["height"])
         _, nbytes = results.work(r)
-        line += ["N = {}".format(n), fmt(flops_per_output(n, f) * outputs / (ms * 1e6)),
+        line += ["N = {}".format(n), fmt(model_flops(n, f) * outputs / (ms * 1e6)),
                  fmt(100 * nbytes / (ms * 1e6) / copy)]
         body.append(line)
     return table(["8192x8192"] + ["tile {}".format(n) for n in tiles] +
