@@ -94,7 +94,11 @@ bool tracer_crash_only(const Outcome& r) {
 Outcome run_program(const std::string& program, const std::vector<std::string>& args, const Env& env,
                     int timeout_s) {
   Outcome r = run_once(program, args, env, timeout_s);
-  if (tracer_crash_only(r)) r = run_once(program, args, env, timeout_s);
+  if (tracer_crash_only(r)) {
+    const std::string crashed = r.err;
+    r = run_once(program, args, env, timeout_s);
+    r.crashed_err = crashed;
+  }
   return r;
 }
 

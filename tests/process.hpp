@@ -15,6 +15,10 @@ struct Outcome {
   int signal = 0;   // the signal that ended it, if any
   bool timed_out = false;
   std::string out, err;
+  // The stderr of an attempt that failed only by LeakSanitizer's tracer
+  // crash and was run again (run_program), else "". Its work happened: a
+  // test of what a first run says or leaves behind reads it too.
+  std::string crashed_err;
   int err_lines() const;
 };
 

@@ -35,6 +35,11 @@ Outcome bank_run(const Env& env) {
 
 const std::string kMeasuring = "measuring the device limits";
 
+// Everything a run said, an attempt rerun after LeakSanitizer's tracer
+// crashed included: that attempt measured and filled the cache, so its
+// rerun only reads it.
+std::string said(const Outcome& r) { return r.crashed_err + r.err; }
+
 }  // namespace
 
 TEST_CASE("an unusable POCL_CACHE_DIR is named in the error", "[kept][device]") {
@@ -133,11 +138,11 @@ TEST_CASE("device limits: measured only when needed, and said so only then", "[k
   const Outcome first = bank_run(env);
   INFO(first.err);
   REQUIRE(first.status == 0);
-  CHECK(first.err.find(kMeasuring) != std::string::npos);
+  CHECK(said(first).find(kMeasuring) != std::string::npos);
   const Outcome second = bank_run(env);
   INFO(second.err);
   CHECK(second.status == 0);
-  CHECK(second.err.find(kMeasuring) == std::string::npos);  // read from the cache
+  CHECK(said(second).find(kMeasuring) == std::string::npos);  // read from the cache
 
   // Figures below any device (0.01 GB/s copied, 0.5 GFLOP/s) are measured
   // again, and replaced in the cache.
@@ -149,7 +154,7 @@ TEST_CASE("device limits: measured only when needed, and said so only then", "[k
     const Outcome again = bank_run(env);
     INFO(figures << ": " << again.err);
     CHECK(again.status == 0);
-    CHECK(again.err.find(kMeasuring) != std::string::npos);
+    CHECK(said(again).find(kMeasuring) != std::string::npos);
     CHECK(read_text(file).find("\t" + figures + "\n") == std::string::npos);
   }
 }
