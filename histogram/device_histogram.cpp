@@ -59,7 +59,7 @@ DeviceHistogram::~DeviceHistogram() {
 
 void DeviceHistogram::upload(cl::CommandQueue& queue, const RgbImage& image) {
   queue.enqueueWriteBuffer(image_, CL_TRUE, 0, image.rgb.size(), image.rgb.data());
-  if (plan_.variant->merge == Merge::last_group && !plan_.map && !pinned_counts_) {
+  if (pinned_() && !pinned_counts_) {  // made for a last-group variant whose counts are read
     // Mapped once and kept: a read into page-locked memory needs no staging copy.
     pinned_queue_ = queue;
     pinned_counts_ = static_cast<std::uint32_t*>(queue.enqueueMapBuffer(
@@ -191,7 +191,7 @@ Counts DeviceHistogram::call(cl::CommandQueue& queue) {
 Counts DeviceHistogram::finish() const {
   if (merges_on_host()) return merge_partials(host_, plan_.items);
   Counts counts{};
-  if (pinned_counts_ && !plan_.map)
+  if (pinned_counts_)
     std::copy(pinned_counts_, pinned_counts_ + kCounts, counts.begin());
   else
     std::copy(host_.begin(), host_.end(), counts.begin());

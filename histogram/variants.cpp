@@ -121,10 +121,10 @@ Plan make_plan(const Variant& variant, std::size_t pixels, const Settings& setti
     plan.groups = (pixels + per_group - 1) / per_group;
     plan.global = cl::NDRange(plan.groups * plan.wg);
     plan.local = cl::NDRange(plan.wg);
+    const std::size_t one = std::size_t{kCounts} * variant.counter_bits / 8;  // a local histogram
     if (variant.merge == Merge::last_group) {
       // As many copies as local memory holds, up to the variant's most.
-      const std::size_t copy_bytes = std::size_t{kCounts} * variant.counter_bits / 8;
-      while (plan.copies < variant.max_copies && 2 * plan.copies * copy_bytes <= facts.local_mem_bytes)
+      while (plan.copies < variant.max_copies && 2 * plan.copies * one <= facts.local_mem_bytes)
         plan.copies *= 2;
       plan.options = "-DCOPIES=" + std::to_string(plan.copies);
       if (variant.counter_bits < 32) {
@@ -144,7 +144,6 @@ Plan make_plan(const Variant& variant, std::size_t pixels, const Settings& setti
                       " copies; use a smaller --chunk or --wg");
       }
     }
-    const std::size_t one = std::size_t{kCounts} * variant.counter_bits / 8;
     const std::size_t local_bytes = plan.copies * one;
     if (local_bytes > facts.local_mem_bytes)
       throw Error("a local histogram needs " + std::to_string(local_bytes / 1024) +
