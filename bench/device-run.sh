@@ -11,7 +11,7 @@
 # (default: the first five). crossover: bench/crossover.sh (steps 7 to 10
 # against F on 8192x8192) and torch's conv2d over the same widths, in one
 # run (crossover-TAG.csv, torch-crossover-TAG.csv). fft-tiled: step 10 over
-# its tiles and work-groups (fft-tiled-TAG.csv), its --verify runs and its
+# its tiles and work-groups, 64 to 512 (fft-tiled-TAG.csv), its --verify runs and its
 # kernels' ptxas report (fft-tiled-TAG.txt). verify: the conformance suite and a few timed
 # runs of every step, the bank and the volume (verify-kernels-TAG.txt), a quick check
 # that a change to the kernels or launchers kept them correct and as fast. TAG names the device in the CSVs' names
@@ -153,14 +153,15 @@ for part in ${PARTS:-tour conformance seed001 seed000 seed004}; do
       bench/crossover.sh "$tag" 8192x8192 2>> "$log"
       python3 bench/torch_conv2d.py --size 8192x8192 --filters 3,5,7,9,11,15,21,31,45,63 \
         > "$OUT/torch-crossover-$tag.csv" 2>> "$log" ;;
-    fft-tiled)  # step 10: every tile that fits, three work-groups; --verify; ptxas
+    fft-tiled)  # step 10: every tile that fits, four work-groups; --verify; ptxas
       build/bin/sweep --steps 10 --images 8192x8192 --filters random:3,random:7,random:15,random:31,random:45,random:63 \
-        --set tile=16,32,64,128 --wgs 64x1,128x1,256x1 --reps 10 --no-check --output "$OUT/fft-tiled-$tag.csv" 2>> "$log"
+        --set tile=16,32,64,128 --wgs 64x1,128x1,256x1,512x1 --reps 10 --no-check --output "$OUT/fft-tiled-$tag.csv" 2>> "$log"
       { echo "$stamp; bench/device-run.sh part fft-tiled"
         for f in random:7 random:31 box:31 sobel-x random:63; do
           build/bin/step10-fft-tiled --image synthetic:1919x1079 --filter $f --verify --reps 3
         done
         for t in 16 32 64; do build/bin/kernel-info --step 10 --filter random:15 --set tile=$t; done
+        build/bin/kernel-info --step 10 --filter random:31 --set tile=128
       } > "$OUT/fft-tiled-$tag.txt" 2>&1 ;;
     *)
       bench/experiments.sh "$part" "$tag" 2>> "$log" ;;

@@ -82,7 +82,15 @@ void check_work_group(DeviceContext& device, const cl::Kernel& kernel, int wg_x,
   const std::size_t items = static_cast<std::size_t>(wg_x) * wg_y * wg_z;
   const std::size_t kernel_max =
       kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device.device());
-  if (items > kernel_max)
+  // A kernel compiled for exactly this shape (reqd_work_group_size) takes
+  // it: the compiler budgeted its registers for it. NVIDIA's driver reports
+  // 256 for every kernel, that one included, and launches it at its size
+  // (step 10's split kernel at 512 on the H100, 2026-11-26).
+  const auto compiled = kernel.getWorkGroupInfo<CL_KERNEL_COMPILE_WORK_GROUP_SIZE>(device.device());
+  const bool compiled_for_it = compiled[0] == static_cast<std::size_t>(wg_x) &&
+                               compiled[1] == static_cast<std::size_t>(wg_y) &&
+                               compiled[2] == static_cast<std::size_t>(wg_z);
+  if (items > kernel_max && !compiled_for_it)
     throw Error("work-group " + shape + " = " + std::to_string(items) +
                 " work-items is over this kernel's limit of " + std::to_string(kernel_max) +
                 " on " + f.name + " (CL_KERNEL_WORK_GROUP_SIZE)");

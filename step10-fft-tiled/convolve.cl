@@ -138,6 +138,64 @@ void pass(__local float2* t, __local const float2* w, int rows, const int p, con
   barrier(CLK_LOCAL_MEM_FENCE);
 }
 
+// The first forward row pass, from the image: A into the real parts, B
+// (V pixels to the right) into the imaginary parts, zeros past the image.
+// Point base + m s of row r holds pixel (stride rev(base + m s) + sx,
+// stride rev(r) + sy) of the tile: the bit-reversed order decimation in
+// time starts from. stride is 1 in convolve (every pixel of the tile) and
+// 2 in convolve_split (one of its four sub-tiles).
+void load_first_pass(__local float2* t, __local const float2* w, __global const float* input,
+                     const int in_width, const int in_height, const int ox, const int oy, const int valid,
+                     const int stride, const int sx, const int sy) {
+  const int R = pass_radix(0);
+  for (int q = get_local_id(0); q < N * N / R; q += get_local_size(0)) {
+    int line, base, k;
+    butterfly_of(q, R, 1, 1, &line, &base, &k);
+    const int gy = oy + stride * reverse_bits(line) + sy;
+    float2 v[8];
+#pragma unroll
+    for (int m = 0; m < R; ++m) {
+      const int x = stride * reverse_bits(base + m) + sx, ga = ox + x, gb = ox + valid + x;
+      v[m] = (float2)(0.0f, 0.0f);
+      if (gy < in_height) {
+        if (ga < in_width) v[m].x = input[gy * in_width + ga];
+        if (gb < in_width) v[m].y = input[gy * in_width + gb];
+      }
+    }
+    dit(v, w, R, 1, k);
+#pragma unroll
+    for (int m = 0; m < R; ++m) t[at(line, base + m, 1)] = v[m];
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+// The last inverse row pass, and the write: point base + m of row r is
+// output (stride rev(base + m) + sx, stride rev(r) + sy) of the tile; those
+// under V in both are the ones the wrap cannot reach.
+void store_last_pass(__local const float2* t, __local const float2* w, __global float* output,
+                     const int out_width, const int out_height, const int ox, const int oy, const int valid,
+                     const int stride, const int sx, const int sy) {
+  const int R = pass_radix(0);
+  for (int q = get_local_id(0); q < N * N / R; q += get_local_size(0)) {
+    int line, base, k;
+    butterfly_of(q, R, 1, 1, &line, &base, &k);
+    float2 v[8];
+#pragma unroll
+    for (int m = 0; m < R; ++m) v[m] = t[at(line, base + m, 1)];
+    dif(v, w, R, 1, k);
+    const int y = stride * reverse_bits(line) + sy, gy = oy + y;
+    if (y >= valid || gy >= out_height) continue;
+#pragma unroll
+    for (int m = 0; m < R; ++m) {
+      const int x = stride * reverse_bits(base + m) + sx;
+      if (x >= valid) continue;
+      if (ox + x < out_width) output[gy * out_width + ox + x] = v[m].x;
+      if (ox + valid + x < out_width) output[gy * out_width + ox + valid + x] = v[m].y;
+    }
+  }
+}
+
+#ifndef ITEMS
 // One work-group per pair of tiles: pair p is tiles 2 (p % pairs_x) and
 // 2 (p % pairs_x) + 1 of tile row p / pairs_x. Each tile's V x V outputs
 // start at its index times V; its input, N x N, starts at the same place
@@ -165,32 +223,8 @@ __kernel void convolve(__global const float* input,   // the padded image
   for (int j = lid; j < N / 2; j += items) w[j] = twiddles[j];
   barrier(CLK_LOCAL_MEM_FENCE);
 
-  // 1. Load and the first row pass: A into the real parts, B (V pixels to
-  //    the right) into the imaginary parts, zeros past the image. Point
-  //    base + m s of row r holds pixel (rev(base + m s), rev(r)): the
-  //    bit-reversed order decimation in time starts from.
-  {
-    const int R = pass_radix(0);
-    for (int q = lid; q < N * N / R; q += items) {
-      int line, base, k;
-      butterfly_of(q, R, 1, 1, &line, &base, &k);
-      const int gy = oy + reverse_bits(line);
-      float2 v[8];
-#pragma unroll
-      for (int m = 0; m < R; ++m) {
-        const int x = reverse_bits(base + m), ga = ox + x, gb = ox + valid + x;
-        v[m] = (float2)(0.0f, 0.0f);
-        if (gy < in_height) {
-          if (ga < in_width) v[m].x = input[gy * in_width + ga];
-          if (gb < in_width) v[m].y = input[gy * in_width + gb];
-        }
-      }
-      dit(v, w, R, 1, k);
-#pragma unroll
-      for (int m = 0; m < R; ++m) t[at(line, base + m, 1)] = v[m];
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
+  // 1. Load and the first row pass.
+  load_first_pass(t, w, input, in_width, in_height, ox, oy, valid, 1, 0, 0);
   // 2. The other forward row passes, and the column passes but the last.
 #pragma unroll
   for (int p = 1; p < PASSES; ++p) pass(t, w, 1, p, 0);
@@ -223,27 +257,123 @@ __kernel void convolve(__global const float* input,   // the padded image
 #pragma unroll
   for (int p = PASSES - 1; p >= 1; --p) pass(t, w, 1, p, 1);
 
-  // 5. The last inverse row pass, and the write: point base + m of row r
-  //    is output (rev(base + m), rev(r)) of the tile; those under V in
-  //    both are the ones the wrap cannot reach.
-  {
-    const int R = pass_radix(0);
-    for (int q = lid; q < N * N / R; q += items) {
+  // 5. The last inverse row pass, and the write.
+  store_last_pass(t, w, output, out_width, out_height, ox, oy, valid, 1, 0, 0);
+}
+
+#else
+// A tile of 2N x 2N points when local memory holds only N x N: the first
+// stage of decimation in time, done last, in registers. Sub-tile (p, s) is
+// the tile's pixels (2 x + s, 2 y + p); its N x N transform S_ps goes
+// through local memory as in convolve, one sub-tile after another, and each
+// work-item keeps its points of the last column pass in registers, the same
+// points (ky, kx) of all four sub-tiles. The 2N x 2N spectrum at
+// (ky + N a, kx + N b), a, b in {0, 1}, is then
+//   X_ab = sum over p, s of (-1)^(p a + s b) W^(p ky + s kx) S_ps,
+// W = exp(-2 pi i / 2N): a 2 x 2 butterfly with twiddles, in registers. The
+// product with the filter's spectrum follows, and the same butterfly
+// backwards gives each sub-tile's share of the inverse, which goes back
+// through local memory to the outputs (2 x + s, 2 y + p).
+//
+// ITEMS, set by the launcher, is the work-group's size; BUTTERFLIES, how
+// many butterflies of the last column pass each work-item does. Its
+// registers hold 32 points per butterfly. reqd_work_group_size tells the
+// compiler the size, so that it budgets registers for exactly that many
+// work-items: NVIDIA's otherwise assumes 256 of them and gives each more
+// (175 registers on the H100, too many for 512; 128 with the promise).
+#define BUTTERFLIES ((N * N / 8 + ITEMS - 1) / ITEMS)
+__kernel __attribute__((reqd_work_group_size(ITEMS, 1, 1))) void convolve_split(
+                             __global const float* input, const int in_width, const int in_height,
+                             __global float* output, const int out_width, const int out_height,
+                             __global const float2* filter_spectrum,  // 2N x 2N: conj(DFT(K)) / (2N)^2
+                             __global const float2* twiddles,         // N / 2: exp(-2 pi i j / N)
+                             __global const float2* twiddles2,        // N: exp(-2 pi i j / 2N)
+                             const int valid,                         // V = 2N - F + 1
+                             const int pairs_x) {
+  __local float2 t[N * PITCH];
+  __local float2 w[N / 2];
+  const int lid = get_local_id(0), items = ITEMS;
+  const int pair = get_group_id(0);
+  const int ox = 2 * (pair % pairs_x) * valid, oy = (pair / pairs_x) * valid;
+  for (int j = lid; j < N / 2; j += items) w[j] = twiddles[j];
+  barrier(CLK_LOCAL_MEM_FENCE);
+
+  const int R = 8, s = pass_span(PASSES - 1);
+  float2 z[4][BUTTERFLIES][8];  // [2 p + s][butterfly][point]
+
+  // 1. Each sub-tile's forward transform, the last column pass into z.
+#pragma unroll
+  for (int ps = 0; ps < 4; ++ps) {
+    load_first_pass(t, w, input, in_width, in_height, ox, oy, valid, 2, ps & 1, ps >> 1);
+#pragma unroll
+    for (int p = 1; p < PASSES; ++p) pass(t, w, 1, p, 0);
+#pragma unroll
+    for (int p = 0; p < PASSES - 1; ++p) pass(t, w, 0, p, 0);
+#pragma unroll
+    for (int b = 0; b < BUTTERFLIES; ++b) {
+      const int q = lid + b * items;
+      if (q >= N * N / R) continue;
       int line, base, k;
-      butterfly_of(q, R, 1, 1, &line, &base, &k);
-      float2 v[8];
+      butterfly_of(q, R, s, 0, &line, &base, &k);
 #pragma unroll
-      for (int m = 0; m < R; ++m) v[m] = t[at(line, base + m, 1)];
-      dif(v, w, R, 1, k);
-      const int y = reverse_bits(line), gy = oy + y;
-      if (y >= valid || gy >= out_height) continue;
+      for (int m = 0; m < R; ++m) z[ps][b][m] = t[at(line, base + m * s, 0)];
+      dit(z[ps][b], w, R, s, k);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);  // before the next sub-tile overwrites t
+  }
+
+  // 2. The first stage, the product and the first stage of the inverse, in
+  //    registers: point m of butterfly b is frequency (ky, kx) = (base + m s,
+  //    line) of every sub-tile.
 #pragma unroll
-      for (int m = 0; m < R; ++m) {
-        const int x = reverse_bits(base + m);
-        if (x >= valid) continue;
-        if (ox + x < out_width) output[gy * out_width + ox + x] = v[m].x;
-        if (ox + valid + x < out_width) output[gy * out_width + ox + valid + x] = v[m].y;
-      }
+  for (int b = 0; b < BUTTERFLIES; ++b) {
+    const int q = lid + b * items;
+    if (q >= N * N / R) continue;
+    int line, base, k;
+    butterfly_of(q, R, s, 0, &line, &base, &k);
+    const int kx = line;
+    const float2 wx = twiddles2[kx];
+#pragma unroll
+    for (int m = 0; m < R; ++m) {
+      const int ky = base + m * s;
+      const float2 wy = twiddles2[ky], wxy = mul(wx, wy);
+      const float2 s00 = z[0][b][m], s01 = mul(wx, z[1][b][m]);
+      const float2 s10 = mul(wy, z[2][b][m]), s11 = mul(wxy, z[3][b][m]);
+      const float2 e0 = s00 + s01, e1 = s00 - s01, f0 = s10 + s11, f1 = s10 - s11;
+      const int row = ky * (2 * N) + kx;  // (ky, kx); + N: b = 1; + 2 N^2: a = 1
+      const float2 y00 = mul(e0 + f0, filter_spectrum[row]);
+      const float2 y01 = mul(e1 + f1, filter_spectrum[row + N]);
+      const float2 y10 = mul(e0 - f0, filter_spectrum[row + 2 * N * N]);
+      const float2 y11 = mul(e1 - f1, filter_spectrum[row + 2 * N * N + N]);
+      const float2 g0 = y00 + y01, g1 = y00 - y01, h0 = y10 + y11, h1 = y10 - y11;
+      z[0][b][m] = g0 + h0;
+      z[1][b][m] = mul(conj2(wx), g1 + h1);
+      z[2][b][m] = mul(conj2(wy), g0 - h0);
+      z[3][b][m] = mul(conj2(wxy), g1 - h1);
     }
   }
+
+  // 3. Each sub-tile's inverse: the first column pass from z, then as in
+  //    convolve, to its outputs.
+#pragma unroll
+  for (int ps = 0; ps < 4; ++ps) {
+#pragma unroll
+    for (int b = 0; b < BUTTERFLIES; ++b) {
+      const int q = lid + b * items;
+      if (q >= N * N / R) continue;
+      int line, base, k;
+      butterfly_of(q, R, s, 0, &line, &base, &k);
+      dif(z[ps][b], w, R, s, k);
+#pragma unroll
+      for (int m = 0; m < R; ++m) t[at(line, base + m * s, 0)] = z[ps][b][m];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+    for (int p = PASSES - 2; p >= 0; --p) pass(t, w, 0, p, 1);
+#pragma unroll
+    for (int p = PASSES - 1; p >= 1; --p) pass(t, w, 1, p, 1);
+    store_last_pass(t, w, output, out_width, out_height, ox, oy, valid, 2, ps & 1, ps >> 1);
+    barrier(CLK_LOCAL_MEM_FENCE);  // before the next sub-tile overwrites t
+  }
 }
+#endif

@@ -15,20 +15,44 @@ std::uint64_t tile_local_bytes(int N) {
   return 8ull * static_cast<std::uint64_t>(N) * (N + N / 8) + 8ull * (N / 2);
 }
 
+const char* layout_name(TileLayout layout) { return layout == TileLayout::local ? "local" : "split"; }
+
+bool tile_fits(int N, TileLayout layout, std::uint64_t local_mem_bytes) {
+  if (layout == TileLayout::local) return tile_local_bytes(N) <= local_mem_bytes;
+  return N >= 32 && tile_local_bytes(N / 2) <= local_mem_bytes;
+}
+
+TileLayout auto_layout(int N, std::uint64_t local_mem_bytes) {
+  if (tile_fits(N, TileLayout::local, local_mem_bytes)) return TileLayout::local;
+  if (tile_fits(N, TileLayout::split, local_mem_bytes)) return TileLayout::split;
+  throw Error("a " + std::to_string(N) + "-point tile needs " + std::to_string(tile_local_bytes(N) / 1024) +
+              " KiB of local memory, or " + std::to_string(tile_local_bytes(N / 2) / 1024) +
+              " KiB split in four; this device has " + std::to_string(local_mem_bytes / 1024) + " KiB");
+}
+
 double tile_flops_per_output(int N, int F) {
   if (N < F) return std::numeric_limits<double>::infinity();
   const double points = static_cast<double>(N) * N, valid = N - F + 1;
   return (2 * 5 * points * std::log2(points) + 6 * points) / (2 * valid * valid);
 }
 
-int choose_tile(int F, std::uint64_t local_mem_bytes) {
-  int best = 0, largest = 0;
-  for (int N : kTileSizes) {
-    if (tile_local_bytes(N) > local_mem_bytes) continue;
-    largest = N;
-    if (N >= F && (best == 0 || tile_flops_per_output(N, F) < tile_flops_per_output(best, F))) best = N;
-  }
-  if (best == 0)
+double tile_cost_per_output(int N, TileLayout layout, int F) {
+  return tile_flops_per_output(N, F) * (layout == TileLayout::split ? kSplitCost : 1.0);
+}
+
+TileChoice choose_tile(int F, std::uint64_t local_mem_bytes, std::vector<TileLayout> layouts) {
+  TileChoice best;
+  int largest = 0;
+  for (int N : kTileSizes)
+    for (TileLayout layout : layouts) {
+      if (!tile_fits(N, layout, local_mem_bytes)) continue;
+      largest = N;
+      if (N >= F && (best.tile == 0 || tile_cost_per_output(N, layout, F) <
+                                           tile_cost_per_output(best.tile, best.layout, F)))
+        best = {N, layout};
+      break;  // the first layout that fits, local before split
+    }
+  if (best.tile == 0)
     throw Error("a filter " + std::to_string(F) + " wide needs a tile of at least " + std::to_string(F) +
                 " points; the largest that fits this device's " + std::to_string(local_mem_bytes / 1024) +
                 " KiB of local memory is " + (largest ? std::to_string(largest) : std::string("none")) +
@@ -63,10 +87,10 @@ std::vector<float> filter_spectrum(const Filter& filter, int N) {
   return out;
 }
 
-std::vector<float> twiddles(int N) {
+std::vector<float> twiddles(int N, int count) {
   const double tau = 2 * std::acos(-1.0);
   std::vector<float> out;
-  for (int j = 0; j < N / 2; ++j) {
+  for (int j = 0; j < (count ? count : N / 2); ++j) {
     out.push_back(static_cast<float>(std::cos(tau * j / N)));
     out.push_back(static_cast<float>(-std::sin(tau * j / N)));
   }

@@ -9,13 +9,27 @@
 
 namespace conv {
 
-// The tile sizes the kernel is built for: powers of two, 16 to 128.
-constexpr int kTileSizes[] = {16, 32, 64, 128};
+// The tile sizes the kernel is built for: powers of two, 16 to 256.
+constexpr int kTileSizes[] = {16, 32, 64, 128, 256};
+
+// Where a tile's transform lives: all of it in local memory (convolve.cl's
+// convolve), or four N/2 x N/2 sub-tiles through local memory one after
+// another and the first stage in registers (convolve_split), for a tile
+// that local memory cannot hold. The split layout needs N >= 32.
+enum class TileLayout { local, split };
+const char* layout_name(TileLayout layout);
 
 // Bytes of local memory one work-group of the kernel uses for an N x N
-// tile: N rows of N + N/8 complex floats (the padding: convolve.cl's at()),
-// and N / 2 twiddles.
+// tile in the local layout: N rows of N + N/8 complex floats (the padding:
+// convolve.cl's at()), and N / 2 twiddles. The split layout needs
+// tile_local_bytes(N / 2).
 std::uint64_t tile_local_bytes(int N);
+// Whether tile N in `layout` fits `local_mem_bytes`.
+bool tile_fits(int N, TileLayout layout, std::uint64_t local_mem_bytes);
+// The layout tile N runs in when none is asked for: local where it fits,
+// else split. Throws Error naming the local memory either would need when
+// neither fits.
+TileLayout auto_layout(int N, std::uint64_t local_mem_bytes);
 
 // Floating-point operations per output for tile N and filter width F: the
 // pair's forward and inverse 2D transforms (5 n log2 n each for n = N^2
@@ -23,10 +37,25 @@ std::uint64_t tile_local_bytes(int N);
 // outputs. Infinite when N < F.
 double tile_flops_per_output(int N, int F);
 
-// The tile `--tile auto` runs: of the sizes that fit `local_mem_bytes`, the
-// one with the fewest flops per output (the smaller on a tie). Throws Error
-// when none is at least F wide.
-int choose_tile(int F, std::uint64_t local_mem_bytes);
+// What `--tile auto` ranks tiles by: flops per output, times
+// kSplitCost in the split layout. A split tile's flops cost more: one
+// work-group holds a whole tile in registers, so fewer of them share a
+// compute unit and each waits at its barriers alone. Measured on the H100
+// (8192x8192, 2026-11-26): 1.5x (F = 31) to 1.8x (F = 7) the time per flop
+// of the 64-point tile in local memory; the lowest is taken, so that a
+// split wins where it is faster, from F = 31 on.
+constexpr double kSplitCost = 1.5;
+double tile_cost_per_output(int N, TileLayout layout, int F);
+
+// The tile `--tile auto` runs: of the sizes that fit `local_mem_bytes` in
+// one of `layouts` (local preferred), the one with the lowest cost per
+// output (the smaller on a tie). Throws Error when none is at least F wide.
+struct TileChoice {
+  int tile = 0;
+  TileLayout layout = TileLayout::local;
+};
+TileChoice choose_tile(int F, std::uint64_t local_mem_bytes,
+                       std::vector<TileLayout> layouts = {TileLayout::local, TileLayout::split});
 
 // conj(DFT(K)) / N^2 for K in the corner of an N x N zero array, as
 // interleaved (re, im) floats, row-major: the factor that turns the tile's
@@ -34,8 +63,9 @@ int choose_tile(int F, std::uint64_t local_mem_bytes);
 // double, one axis at a time.
 std::vector<float> filter_spectrum(const Filter& filter, int N);
 
-// W^j = exp(-2 pi i j / N) for j < N / 2, interleaved, computed in double.
-std::vector<float> twiddles(int N);
+// W^j = exp(-2 pi i j / N) for j < count (N / 2 unless given), interleaved,
+// computed in double.
+std::vector<float> twiddles(int N, int count = 0);
 
 // The bound the conformance suite holds step 10 to at every output:
 // 4 log2(N^2) eps sum|K| max|x|.

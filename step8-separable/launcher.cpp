@@ -57,7 +57,7 @@ class ThisStep : public Step {
   }
   // auto: the faster of the two for this filter's width and rank on this
   // device type (fused_wins below).
-  std::pair<int, int> default_work_group(const DeviceFacts& facts, int) const override {
+  std::pair<int, int> default_work_group(const DeviceFacts& facts, int, const RunOptions&) const override {
     // bench/experiments.sh separable-blocks (GPU) and the CPU's one-run ratios
     // (docs/step8-separable.md).
     return facts.is_gpu ? std::pair<int, int>{32, 4} : std::pair<int, int>{32, 8};
@@ -363,7 +363,10 @@ class ThisStep : public Step {
   // (separable-fused-widths-h100.csv: 0.331 ms at box:15 on the H100,
   // against 0.381 for the passes in the crossover run).
   static bool fused_wins(const DeviceFacts& facts, int F, int rank) {
-    if (facts.is_gpu) return F <= 15;  // without a tile (--fused-kernel), rank 1 or more
+    // Without a tile (--fused-kernel): a box up to 15; a full-rank filter,
+    // whose k terms the passes write and re-read k times, up to 31
+    // (crossover-h100.csv).
+    if (facts.is_gpu) return rank == 1 ? F <= 15 : F <= 31;
     return rank == 1 ? F <= 3 : F <= 7;
   }
 

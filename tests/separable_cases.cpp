@@ -152,7 +152,7 @@ TEST_CASE("step8-separable: the configurations the defaults pick on a CPU and on
     int i = 0;
     for (const Filter& f : filters) {
       RunOptions options;
-      std::tie(options.wg_x, options.wg_y) = step->default_work_group(facts, f.width);
+      std::tie(options.wg_x, options.wg_y) = step->default_work_group(facts, f.width, options);
       const Step9Defaults d = step8_default_settings(facts, f, options.wg_x, options.wg_y);
       options.values = d.settings;
       options.values["variant"] = d.variant;

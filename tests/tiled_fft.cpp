@@ -57,24 +57,47 @@ TEST_CASE("step 10's twiddles are exp(-2 pi i j / N) for j < N / 2", "[step10][u
   }
 }
 
-TEST_CASE("step 10's --tile auto takes the fewest flops per output of the tiles that fit", "[step10][units]") {
+TEST_CASE("step 10's --tile auto takes the lowest cost per output of the tiles that fit", "[step10][units]") {
   const std::uint64_t gpu = 48 * 1024, cpu = 512 * 1024;
-  // A GPU's 48 KiB hold the 64-point tile (37 KiB with its padding), not the 128-point one.
-  CHECK(tile_local_bytes(64) <= gpu);
-  CHECK(tile_local_bytes(128) > gpu);
-  CHECK(choose_tile(31, gpu) == 64);
-  CHECK(choose_tile(31, cpu) == 128);
-  CHECK(choose_tile(63, cpu) == 128);
-  CHECK(choose_tile(1, cpu) == 16);
-  for (int F = 1; F <= 64; ++F) {
-    const int N = choose_tile(F, gpu);
-    INFO("F = " << F << ", N = " << N);
-    CHECK(N >= F);
-    for (int other : kTileSizes)
-      if (tile_local_bytes(other) <= gpu) CHECK(tile_flops_per_output(N, F) <= tile_flops_per_output(other, F));
-  }
+  // A GPU's 48 KiB hold the 64-point tile (37 KiB with its padding), not the
+  // 128-point one, which they hold split in four.
+  CHECK(tile_fits(64, TileLayout::local, gpu));
+  CHECK_FALSE(tile_fits(128, TileLayout::local, gpu));
+  CHECK(tile_fits(128, TileLayout::split, gpu));
+  CHECK_FALSE(tile_fits(256, TileLayout::split, gpu));
+  CHECK(tile_fits(256, TileLayout::split, cpu));
+  CHECK_FALSE(tile_fits(16, TileLayout::split, cpu));  // a split needs 32 points or more
+  CHECK(choose_tile(31, gpu).tile == 128);
+  CHECK(choose_tile(31, gpu).layout == TileLayout::split);
+  // Where a split tile saves fewer flops than it costs extra, the local one.
+  CHECK(choose_tile(21, gpu).tile == 64);
+  CHECK(tile_cost_per_output(128, TileLayout::split, 21) ==
+        Approx(kSplitCost * tile_flops_per_output(128, 21)));
+  CHECK(choose_tile(31, gpu, {TileLayout::local}).tile == 64);
+  CHECK(choose_tile(15, cpu).tile == 128);
+  CHECK(choose_tile(15, cpu).layout == TileLayout::local);
+  CHECK(choose_tile(63, cpu).tile == 256);
+  CHECK(choose_tile(63, cpu).layout == TileLayout::split);
+  CHECK(choose_tile(1, cpu).tile == 16);
+  CHECK(choose_tile(1, cpu, {TileLayout::split}).tile == 32);
+  CHECK(auto_layout(128, gpu) == TileLayout::split);
+  CHECK(auto_layout(64, gpu) == TileLayout::local);
+  CHECK_THROWS_WITH(auto_layout(256, gpu), Catch::Contains("KiB split in four"));
+  for (auto device : {gpu, cpu})
+    for (int F = 1; F <= 129; ++F) {
+      if (F > 128 && device == gpu) continue;
+      const TileChoice choice = choose_tile(F, device);
+      INFO("F = " << F << ", N = " << choice.tile << ", local memory " << device);
+      CHECK(choice.tile >= F);
+      CHECK(tile_fits(choice.tile, choice.layout, device));
+      CHECK(choice.layout == auto_layout(choice.tile, device));
+      for (int other : kTileSizes)
+        for (TileLayout layout : {TileLayout::local, TileLayout::split})
+          if (tile_fits(other, layout, device))
+            CHECK(tile_cost_per_output(choice.tile, choice.layout, F) <= tile_cost_per_output(other, layout, F));
+    }
   // No tile that fits is wide enough: the error says what would be needed.
-  CHECK_THROWS_WITH(choose_tile(65, gpu), Catch::Contains("needs a tile of at least 65 points"));
+  CHECK_THROWS_WITH(choose_tile(129, gpu), Catch::Contains("needs a tile of at least 129 points"));
   CHECK(std::isinf(tile_flops_per_output(32, 33)));
 }
 
@@ -112,15 +135,17 @@ TEST_CASE("step 10 meets its error bound with every tile, and the bound is not l
   const Filter filter = test::random_filter(13, rng);
   const Problem problem = make_problem(image, filter, Border::zero);
   const Reference reference = reference_correlate(problem.padded, problem.filter);
-  for (const char* tile : {"16", "32", "64", "128"}) {
+  for (const char* tile : {"16", "32", "64", "128", "32 split", "128 split", "256 split"}) {
     RunOptions options;
-    options.values["tile"] = tile;
+    const std::string text = tile;
+    options.values["tile"] = text.substr(0, text.find(' '));
+    if (text.find(" split") != std::string::npos) options.values["layout"] = "split";
     options.wg_x = 128, options.wg_y = 1;
     const RunResult r = run_step(*step, test::device(), problem, options, 0);
     double worst = 0;
     for (std::size_t i = 0; i < reference.value.size(); ++i)
       worst = std::max(worst, std::fabs(r.output.pixels[i] - reference.value[i]));
-    const double bound = tiled_fft_error_bound(filter, problem.padded, std::stoi(tile));
+    const double bound = tiled_fft_error_bound(filter, problem.padded, std::stoi(options.values["tile"]));
     INFO("--tile " << tile << ": worst error " << worst << ", bound " << bound << "; " << test::seed_note());
     CHECK(worst <= bound);
     CHECK(worst > bound / 1000);

@@ -60,7 +60,7 @@ int main(int argc, char** argv) {
       run.kernel_label = kernel_file;
     }
     DeviceContext device(device_options.choice);
-    if (wg == "auto") std::tie(run.wg_x, run.wg_y) = step->default_work_group(device.facts(), filter.width);
+    if (wg == "auto") std::tie(run.wg_x, run.wg_y) = step->default_work_group(device.facts(), filter.width, run);
     run_step(*step, device, make_problem(synthetic_image(64, 64), filter, Border::zero), run, 1);
     const bool nvidia = device.facts().platform.find("NVIDIA") != std::string::npos;
     int n = 0;
@@ -71,14 +71,20 @@ int main(int argc, char** argv) {
                                             b.options + " -cl-nv-verbose", b.label);
         std::cout << verbose.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device.device()) << "\n";
       }
-      for (const auto& kernel : std::vector<std::string>{"convolve"}) {
-        cl::Kernel k(b.program, kernel.c_str());
-        std::cout << "  private memory per work-item: "
+      std::vector<cl::Kernel> kernels;
+      cl::Program(b.program).createKernels(&kernels);
+      for (const cl::Kernel& k : kernels) {
+        std::cout << "  " << k.getInfo<CL_KERNEL_FUNCTION_NAME>() << ": private memory per work-item: "
                   << k.getWorkGroupInfo<CL_KERNEL_PRIVATE_MEM_SIZE>(device.device())
                   << " bytes, local memory (static): "
                   << k.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(device.device())
                   << " bytes, work-group limit: "
-                  << k.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device.device()) << "\n";
+                  << k.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device.device());
+        const auto compiled = k.getWorkGroupInfo<CL_KERNEL_COMPILE_WORK_GROUP_SIZE>(device.device());
+        if (compiled[0] != 0)
+          std::cout << ", compiled for " << compiled[0] << "x" << compiled[1] << "x" << compiled[2]
+                    << " (reqd_work_group_size)";
+        std::cout << "\n";
       }
       if (!dir.empty()) {
         auto binaries = b.program.getInfo<CL_PROGRAM_BINARIES>();

@@ -3,7 +3,7 @@ tiles and work-groups measured, and step 10 beside steps 7 and 9 and cuFFT.
 
 Inputs (docs/results/):
   fft-tiled-TAG.csv  bench/device-run.sh part fft-tiled (sweep --steps 10 --set tile=16,32,64,128
-                     --wgs 64x1,128x1,256x1 over random filters on 8192x8192)
+                     --wgs 64x1,128x1,256x1,512x1 over random filters on 8192x8192)
   cufft-TAG.csv      bench/device-run.sh part cufft (steps 7, 9 and 10 and CuPy's cuFFT in one run)
   steps567-TAG.csv   the device's copy bandwidth, as measured by the steps' runs there
   fft-tiled-model.csv  tile.cpp's cost model (flops per output, local bytes), written and
@@ -29,9 +29,13 @@ def tile_cost():
     rows = load("fft-tiled-model")
     widths = sorted({int(r["filter_width"]) for r in rows})
     body = []
-    for n in sorted({int(r["tile"]) for r in rows}):
+    local = {int(r["tile"]): int(r["local_bytes"]) for r in rows}
+    for n in sorted(local):
         mine = {int(r["filter_width"]): r for r in rows if int(r["tile"]) == n}
-        line = ["N = {} ({:.1f} KiB)".format(n, int(mine[widths[0]]["local_bytes"]) / 1024)]
+        kib = "{:.1f} KiB".format(local[n] / 1024)
+        if n // 2 in local and n >= 32:
+            kib += ", split {:.1f}".format(local[n // 2] / 1024)
+        line = ["N = {} ({})".format(n, kib)]
         for f in widths:
             v = mine[f]["flops_per_output"]
             line.append("-" if v == "" else "{:.0f}".format(float(v)))
@@ -40,7 +44,8 @@ def tile_cost():
     return table(["flops per output, F ="] + [str(f) for f in widths], body) + (
         "\nThe model of `step10-fft-tiled/tile.cpp` (`tile_flops_per_output`), from "
         "`docs/results/fft-tiled-model.csv`; in brackets the local memory one work-group's tile "
-        "takes. '-': the tile is narrower than the filter.\n")
+        "takes, whole and split in four (the split layout, below). '-': the tile is narrower than "
+        "the filter.\n")
 
 
 def _tile(variant):
@@ -81,8 +86,10 @@ def fft_tiled(tag):
     return table(["8192x8192"] + ["tile {}".format(n) for n in tiles] +
                  ["fastest", "its GFLOP/s (model)", "% of copy bandwidth"], body) + caption(
         rows, "bench/device-run.sh part fft-tiled") + (
-        "\nRandom filters; each cell the fastest of the work-groups 64, 128 and 256 (in brackets); '-': the "
-        "tile is narrower than the filter or does not fit the device's local memory. GFLOP/s: the model's "
+        "\nRandom filters; each cell the fastest of the work-groups 64 to 512 (in brackets; the local "
+        "layout's kernel is refused above 256, its limit there); '-': the "
+        "tile is narrower than the filter. The 128-point tile runs split (it does not fit local memory). "
+        "GFLOP/s: the model's "
         "flops per output (above) times the outputs, over the time; % of copy bandwidth: one read of the "
         "padded image and one write of the output at the copy rate measured there.\n")
 

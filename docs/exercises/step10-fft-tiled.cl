@@ -1,9 +1,11 @@
 // Exercise, step 10 (docs/step10-fft-tiled.md, docs/coursework.md). Write
 // the body of convolve() below: the butterflies (dit, dif), the passes
-// (pass) and the layout (at, butterfly_of) are given. As handed out, this
+// (pass, load_first_pass, store_last_pass) and the layout (at,
+// butterfly_of) are given. As handed out, this
 // file builds but computes nothing, so every conformance case of step 10
-// fails. The suite runs --tile auto, 16, 32 and 64. Work on a copy in the
-// repository root and grade the copy:
+// fails. The suite runs --tile auto, 32 and 64, in the local layout
+// (convolve_split, for tiles larger than local memory, is the step's own
+// and not graded). Work on a copy in the repository root and grade the copy:
 //   cp docs/exercises/step10-fft-tiled.cl my-step10.cl
 //   CLCONV_KERNEL_STEP10=$PWD/my-step10.cl ctest --preset default -L step10
 //
@@ -150,6 +152,64 @@ void pass(__local float2* t, __local const float2* w, int rows, const int p, con
   barrier(CLK_LOCAL_MEM_FENCE);
 }
 
+// The first forward row pass, from the image: A into the real parts, B
+// (V pixels to the right) into the imaginary parts, zeros past the image.
+// Point base + m s of row r holds pixel (stride rev(base + m s) + sx,
+// stride rev(r) + sy) of the tile: the bit-reversed order decimation in
+// time starts from. stride is 1 in convolve (every pixel of the tile) and
+// 2 in convolve_split (one of its four sub-tiles).
+void load_first_pass(__local float2* t, __local const float2* w, __global const float* input,
+                     const int in_width, const int in_height, const int ox, const int oy, const int valid,
+                     const int stride, const int sx, const int sy) {
+  const int R = pass_radix(0);
+  for (int q = get_local_id(0); q < N * N / R; q += get_local_size(0)) {
+    int line, base, k;
+    butterfly_of(q, R, 1, 1, &line, &base, &k);
+    const int gy = oy + stride * reverse_bits(line) + sy;
+    float2 v[8];
+#pragma unroll
+    for (int m = 0; m < R; ++m) {
+      const int x = stride * reverse_bits(base + m) + sx, ga = ox + x, gb = ox + valid + x;
+      v[m] = (float2)(0.0f, 0.0f);
+      if (gy < in_height) {
+        if (ga < in_width) v[m].x = input[gy * in_width + ga];
+        if (gb < in_width) v[m].y = input[gy * in_width + gb];
+      }
+    }
+    dit(v, w, R, 1, k);
+#pragma unroll
+    for (int m = 0; m < R; ++m) t[at(line, base + m, 1)] = v[m];
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+// The last inverse row pass, and the write: point base + m of row r is
+// output (stride rev(base + m) + sx, stride rev(r) + sy) of the tile; those
+// under V in both are the ones the wrap cannot reach.
+void store_last_pass(__local const float2* t, __local const float2* w, __global float* output,
+                     const int out_width, const int out_height, const int ox, const int oy, const int valid,
+                     const int stride, const int sx, const int sy) {
+  const int R = pass_radix(0);
+  for (int q = get_local_id(0); q < N * N / R; q += get_local_size(0)) {
+    int line, base, k;
+    butterfly_of(q, R, 1, 1, &line, &base, &k);
+    float2 v[8];
+#pragma unroll
+    for (int m = 0; m < R; ++m) v[m] = t[at(line, base + m, 1)];
+    dif(v, w, R, 1, k);
+    const int y = stride * reverse_bits(line) + sy, gy = oy + y;
+    if (y >= valid || gy >= out_height) continue;
+#pragma unroll
+    for (int m = 0; m < R; ++m) {
+      const int x = stride * reverse_bits(base + m) + sx;
+      if (x >= valid) continue;
+      if (ox + x < out_width) output[gy * out_width + ox + x] = v[m].x;
+      if (ox + valid + x < out_width) output[gy * out_width + ox + valid + x] = v[m].y;
+    }
+  }
+}
+
+#ifndef ITEMS
 // One work-group per pair of tiles: pair p is tiles 2 (p % pairs_x) and
 // 2 (p % pairs_x) + 1 of tile row p / pairs_x. Each tile's V x V outputs
 // start at its index times V; its input, N x N, starts at the same place
@@ -180,7 +240,8 @@ __kernel void convolve(__global const float* input,   // the padded image
   // (ox + x, oy + y) in its real part and (ox + V + x, oy + y) in its
   // imaginary part, 0 past the image. Decimation in time wants it at
   // (rev(x), rev(y)): store it with at(rev(y), rev(x), 1), or run the first
-  // row pass on it in registers. Barrier.
+  // row pass on it in registers, as load_first_pass(..., 1, 0, 0) does (then
+  // start TODO 4 at p = 1). Barrier.
   // TODO 4. Forward: every row pass (pass(t, w, 1, p, 0), p = 0 ..
   // PASSES - 1), then every column pass (rows = 0).
   // TODO 5. The product: point (x, y), at t[at(y, x, 1)] (natural order
@@ -189,5 +250,40 @@ __kernel void convolve(__global const float* input,   // the padded image
   // order (p = PASSES - 1 .. 0, inverse = 1).
   // TODO 7. Write: output (x, y) of the pair is at at(rev(y), rev(x), 1);
   // x, y < V only, and inside the output: the real part to the first
-  // tile's output, the imaginary part to the second's.
+  // tile's output, the imaginary part to the second's. store_last_pass
+  // does the last inverse row pass (p = 0) and this write.
 }
+
+#else
+// A tile of 2N x 2N points when local memory holds only N x N: the first
+// stage of decimation in time, done last, in registers. Sub-tile (p, s) is
+// the tile's pixels (2 x + s, 2 y + p); its N x N transform S_ps goes
+// through local memory as in convolve, one sub-tile after another, and each
+// work-item keeps its points of the last column pass in registers, the same
+// points (ky, kx) of all four sub-tiles. The 2N x 2N spectrum at
+// (ky + N a, kx + N b), a, b in {0, 1}, is then
+//   X_ab = sum over p, s of (-1)^(p a + s b) W^(p ky + s kx) S_ps,
+// W = exp(-2 pi i / 2N): a 2 x 2 butterfly with twiddles, in registers. The
+// product with the filter's spectrum follows, and the same butterfly
+// backwards gives each sub-tile's share of the inverse, which goes back
+// through local memory to the outputs (2 x + s, 2 y + p).
+//
+// ITEMS, set by the launcher, is the work-group's size; BUTTERFLIES, how
+// many butterflies of the last column pass each work-item does. Its
+// registers hold 32 points per butterfly. reqd_work_group_size tells the
+// compiler the size, so that it budgets registers for exactly that many
+// work-items: NVIDIA's otherwise assumes 256 of them and gives each more
+// (175 registers on the H100, too many for 512; 128 with the promise).
+#define BUTTERFLIES ((N * N / 8 + ITEMS - 1) / ITEMS)
+__kernel __attribute__((reqd_work_group_size(ITEMS, 1, 1))) void convolve_split(
+                             __global const float* input, const int in_width, const int in_height,
+                             __global float* output, const int out_width, const int out_height,
+                             __global const float2* filter_spectrum,  // 2N x 2N: conj(DFT(K)) / (2N)^2
+                             __global const float2* twiddles,         // N / 2: exp(-2 pi i j / N)
+                             __global const float2* twiddles2,        // N: exp(-2 pi i j / 2N)
+                             const int valid,                         // V = 2N - F + 1
+                             const int pairs_x) {
+  // Not part of the exercise: the split layout (--layout split) builds the
+  // step's own kernel, step10-fft-tiled/convolve.cl, not this file.
+}
+#endif
