@@ -3,7 +3,6 @@
 // computes the filter's spectrum for that tile once on the host, and
 // launches one work-group per pair of tiles (convolve.cl).
 #include <algorithm>
-#include <iterator>
 #include <sstream>
 
 #include "common/errors.hpp"
@@ -81,8 +80,9 @@ class ThisStep : public Step {
     TileChoice choice;
     choice.tile = std::stoi(asked);
     choice.layout = layouts.size() > 1 ? auto_layout(choice.tile, local_mem) : layouts[0];
-    if (choice.layout == TileLayout::split && choice.tile < 32)
-      throw Error("--layout split: a " + asked + "-point tile is too small to split (it needs --tile 32 or more)");
+    if (choice.layout == TileLayout::split && choice.tile < kSmallestSplit)
+      throw Error("--layout split: a " + asked + "-point tile is too small to split (it needs --tile " +
+                  std::to_string(kSmallestSplit) + " or more)");
     if (choice.tile < F)
       throw Error("--tile " + asked + ": a " + asked + "-point tile has no output the wrap cannot reach for a filter " +
                   std::to_string(F) + " wide (it needs N >= F)");
@@ -96,7 +96,7 @@ class ThisStep : public Step {
                      const Reference& reference) const override {
     return compare_with_absolute_tolerance(
         output, reference,
-        tiled_fft_error_bound(problem.filter, problem.padded, kTileSizes[std::size(kTileSizes) - 1]));
+        tiled_fft_error_bound(problem.filter, problem.padded, kLargestTile));
   }
 
   Launch prepare(DeviceContext& device, const Problem& problem, const RunOptions& options) override {
@@ -134,9 +134,12 @@ class ThisStep : public Step {
     const std::vector<float> w = twiddles(M);
     cl::Buffer twiddle_buffer = launch.buffer(CL_MEM_READ_ONLY, w.size() * sizeof(float), "the twiddles");
     cl::copy(queue, w.cbegin(), w.cend(), twiddle_buffer);
-    const std::vector<float> w2 = twiddles(N, split ? M : 1);
-    cl::Buffer twiddle2_buffer = launch.buffer(CL_MEM_READ_ONLY, w2.size() * sizeof(float), "the first stage's twiddles");
-    cl::copy(queue, w2.cbegin(), w2.cend(), twiddle2_buffer);
+    cl::Buffer twiddle2_buffer;
+    if (split) {
+      const std::vector<float> w2 = twiddles(N, M);
+      twiddle2_buffer = launch.buffer(CL_MEM_READ_ONLY, w2.size() * sizeof(float), "the first stage's twiddles");
+      cl::copy(queue, w2.cbegin(), w2.cend(), twiddle2_buffer);
+    }
 
     // 2. The program, for this M (and in the split layout, the work-group's
     //    size: how many butterflies of the last column pass each work-item

@@ -19,7 +19,7 @@ const char* layout_name(TileLayout layout) { return layout == TileLayout::local 
 
 bool tile_fits(int N, TileLayout layout, std::uint64_t local_mem_bytes) {
   if (layout == TileLayout::local) return tile_local_bytes(N) <= local_mem_bytes;
-  return N >= 32 && tile_local_bytes(N / 2) <= local_mem_bytes;
+  return N >= kSmallestSplit && tile_local_bytes(N / 2) <= local_mem_bytes;
 }
 
 TileLayout auto_layout(int N, std::uint64_t local_mem_bytes) {

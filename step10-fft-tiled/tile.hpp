@@ -11,11 +11,14 @@ namespace conv {
 
 // The tile sizes the kernel is built for: powers of two, 16 to 256.
 constexpr int kTileSizes[] = {16, 32, 64, 128, 256};
+constexpr int kLargestTile = kTileSizes[sizeof(kTileSizes) / sizeof(kTileSizes[0]) - 1];
+// The smallest tile the split layout takes (its sub-tiles are 16 points).
+constexpr int kSmallestSplit = 32;
 
 // Where a tile's transform lives: all of it in local memory (convolve.cl's
 // convolve), or four N/2 x N/2 sub-tiles through local memory one after
 // another and the first stage in registers (convolve_split), for a tile
-// that local memory cannot hold. The split layout needs N >= 32.
+// that local memory cannot hold. The split layout needs N >= kSmallestSplit.
 enum class TileLayout { local, split };
 const char* layout_name(TileLayout layout);
 
