@@ -55,6 +55,11 @@
 #            $DIRECT_FUSED_FILTERS (default box:3,box:5,box:7,box:11); on
 #            $BLOCKS_IMAGE (default 8192x8192): the sweeps behind a GPU's
 #            defaults
+#   separable-strip  step 8's strip kernel (--fused-kernel strip) at blocks
+#            4x4 and 4x8, unrolled or not, beside the passes and the fused
+#            kernel without a tile, box:3 to box:63 and random:5 to
+#            random:31 ($STRIP_FILTERS), work-group 32x4, on $BLOCKS_IMAGE
+#            (default 8192x8192): the sweep behind a GPU's fused defaults
 #   direct   step 7 with and without the tile (--tile on, off: convolve_direct
 #            reads the input through the caches), blocks 4x4, 4x8, 8x4, 4x16,
 #            work-groups 32x4, 32x8, 64x2, 16x8, random filters of F = 3, 5
@@ -232,6 +237,17 @@ case "$name" in
       --no-check --output "${out%.csv}.part4.csv" "$@"
     { cat "${out%.csv}.part1.csv"; tail -n +2 "${out%.csv}.part2.csv"; tail -n +2 "${out%.csv}.part3.csv"; tail -n +2 "${out%.csv}.part4.csv"; } > "$out"
     rm -f "${out%.csv}".part[1-4].csv ;;
+  separable-strip)
+    image="${BLOCKS_IMAGE:-8192x8192}" reps="${BLOCKS_REPS:-10}"
+    filters="${STRIP_FILTERS:-box:3,box:5,box:7,box:9,box:11,box:15,box:21,box:31,box:45,box:63,random:5,random:7,random:11,random:15,random:21,random:31}"
+    "$sweep" --steps 8 --variants passes --images "$image" --filters "$filters" --wgs 32x4 --reps "$reps" \
+      --no-check --output "${out%.csv}.part1.csv" "$@"
+    "$sweep" --steps 8 --variants fused --images "$image" --filters "$filters" --wgs 32x4 --set fused-kernel=direct \
+      --reps "$reps" --no-check --output "${out%.csv}.part2.csv" "$@"
+    "$sweep" --steps 8 --variants fused --images "$image" --filters "$filters" --wgs 32x4 --set fused-kernel=strip \
+      --set block=4x4,4x8 --set unroll=on,off --reps "$reps" --no-check --output "${out%.csv}.part3.csv" "$@"
+    { cat "${out%.csv}.part1.csv"; tail -n +2 "${out%.csv}.part2.csv"; tail -n +2 "${out%.csv}.part3.csv"; } > "$out"
+    rm -f "${out%.csv}".part[1-3].csv ;;
   fft-product) exec "$sweep" --steps 9 --images "${BLOCKS_IMAGE:-8192x8192}" \
              --filters random:3,random:31,random:63 --set product=separate,fused --set size=smooth,pow2 \
              --reps "${BLOCKS_REPS:-10}" --no-check --output "$out" "$@" ;;

@@ -31,6 +31,15 @@ struct Shape2 {
 constexpr Shape2 kDirectRows{4, 8};
 constexpr Shape2 kDirectColumns{4, 16};
 constexpr Shape2 kDirectFused{4, 4};
+constexpr Shape2 kStripFused{4, 8};
+// A GPU's fused kernel for a rank-1 filter from this width on is the strip
+// (below it, and for any filter of higher rank, direct): the strip reads
+// each row once where the direct kernel repeats the row pass over F - 1
+// rows per block, but a term of a higher rank repeats it too
+// (separable-strip-h100.csv).
+constexpr int kStripFrom = 15;
+// The strip kernel's row pass: outputs per task.
+constexpr int kStripRowBlock = 8;
 constexpr bool kGpuRowsDirect = true;
 
 std::string block_text(Shape2 b) { return std::to_string(b.x) + "x" + std::to_string(b.y); }
@@ -40,6 +49,7 @@ struct Choices {
   bool fused = false;
   bool rows_direct = false, columns_direct = false;  // variant passes: convolve_direct
   bool fused_direct = false;                         // variant fused: convolve_fused_direct
+  bool fused_strip = false;                          // variant fused: convolve_fused_strip
   Shape2 b{4, 1}, cb{4, 1};                          // the row pass's (and fused's), the column pass's
   bool unroll = true;
 };
@@ -71,12 +81,17 @@ class ThisStep : public Step {
             {"block", "Outputs per work-item WxH, W a multiple of 4, of the row pass and the fused "
                       "kernel (default: the first of 4x8 (a GPU's row pass only), 4x4, 4x2, 4x1 whose tiles fit "
                       "local memory; " + block_text(kDirectRows) + " with --rows direct, " + block_text(kDirectFused) +
-                      " with --fused-kernel direct below F = 15, 4x16 up to 31, 4x32 above)",
+                      " with --fused-kernel direct below F = 15, 4x16 up to 31, 4x32 above; " + block_text(kStripFused) +
+                      " with --fused-kernel strip, shorter where its ring would not fit)",
              "auto", {}, {"8x1", "4x8"}, auto_or_block(32)},
             {"fused-kernel", "The fused variant's kernel: tile (convolve_fused, through local memory), direct "
                              "(convolve_fused_direct, through the caches; default block " + block_text(kDirectFused) +
-                             " below F = 15, taller above), or auto (direct on a GPU, tile on a CPU)",
-             "auto", {}, {"direct"}, one_of({"auto", "tile", "direct"}), {"auto", "fused"}},
+                             " below F = 15, taller above), strip (convolve_fused_strip, a work-group walking down "
+                             "a strip with a ring of row sums in local memory; default block " +
+                             block_text(kStripFused) + ", shorter where the ring would not fit), or auto "
+                             "(on a GPU strip for a rank-1 filter from F = " + std::to_string(kStripFrom) +
+                             ", direct otherwise; tile on a CPU)",
+             "auto", {}, {"direct", "strip"}, one_of({"auto", "tile", "direct", "strip"}), {"auto", "fused"}},
             {"column-block", "The column pass's outputs per work-item WxH (variant passes; default: "
                              "the first of 4x16, 4x8 (on a GPU only), 4x4, 4x2, 4x1 that fits local memory; " +
                              block_text(kDirectColumns) + " with --columns direct)", "auto", {}, {"4x8", "4x16"},
@@ -169,11 +184,17 @@ class ThisStep : public Step {
         weights.insert(weights.end(), terms.columns[t].begin(), terms.columns[t].end());
       }
       check_constant_bytes(device, weights.size() * sizeof(float), rank);
+      // The strip kernel's ring: the chunk's rows and the filter's halo.
+      const std::size_t ring = group_h + F - 1;
       cl::Buffer filter =
           launch.buffer(CL_MEM_READ_ONLY, weights.size() * sizeof(float), "the terms' weights");
       cl::copy(queue, weights.cbegin(), weights.cend(), filter);
       cl::Program program = device.program(
-          source(options), "-D TAPS_X=1 -D TAPS_Y=1" + blocks + (c.fused_direct ? " -D DIRECT_PASS" : ""),
+          source(options),
+          "-D TAPS_X=1 -D TAPS_Y=1" + blocks + (c.fused_direct ? " -D DIRECT_PASS" : "") +
+              (c.fused_strip ? " -D STRIP -D RING=" + std::to_string(ring) +
+                                   " -D ROW_BLOCK=" + std::to_string(strip_row_block(group_w))
+                             : ""),
           label(options));
       require_convolve(program, options);
 
@@ -181,7 +202,25 @@ class ThisStep : public Step {
       const cl::NDRange global(grid_w / b.x, grid_h / b.y);
 
       // 4. Run: one kernel, both passes of every term.
-      if (c.fused_direct) {  // without a tile, through the caches
+      if (c.fused_strip) {  // down a strip, its row sums in a ring in local memory
+        cl::KernelFunctor<cl::Buffer, cl::Buffer, cl::Buffer, int, int, int, int, int, cl::LocalSpaceArg> fused(
+            make_kernel(program, "convolve_fused_strip", label(options)));
+        check_work_group(device, fused.getKernel(), options.wg_x, options.wg_y);
+        const std::size_t ring_bytes = sizeof(float) * group_w * ring;
+        check_local_memory(device, fused.getKernel(), ring_bytes,
+                           "the strip kernel's " + std::to_string(ring) + " rows of " + std::to_string(group_w) +
+                               " row sums (work-group " + wg + ", block " + block_text(b) + ", filter " +
+                               std::to_string(F) + ")");
+        const int strip = strip_rows(device.facts(), grid_w / group_w, grid_h, group_h);
+        const cl::NDRange strips(grid_w / b.x, (grid_h + strip - 1) / strip * options.wg_y);
+        const cl::LocalSpaceArg sums = cl::Local(ring_bytes);
+        const int rows = static_cast<int>(grid_h);
+        launch.run = [=, &queue]() mutable {
+          return fused(cl::EnqueueArgs(queue, strips, local), input, filter, output, in_pitch, out_pitch, rank,
+                       strip, rows, sums);
+        };
+        launch.note = "strips of " + std::to_string(strip) + " rows";
+      } else if (c.fused_direct) {  // without a tile, through the caches
         cl::KernelFunctor<cl::Buffer, cl::Buffer, cl::Buffer, int, int, int> fused(
             make_kernel(program, "convolve_fused_direct", label(options)));
         check_work_group(device, fused.getKernel(), options.wg_x, options.wg_y);
@@ -304,7 +343,7 @@ class ThisStep : public Step {
       return result;
     };
     launch.work_group = shape_text(local);
-    launch.note = describe_work(terms);
+    launch.note = describe_work(terms) + (launch.note.empty() ? "" : "; " + launch.note);
     if (variant(options) == "auto")
       launch.note += c.fused ? "; variant auto runs fused" : "; variant auto runs passes";
     return launch;
@@ -316,14 +355,22 @@ class ThisStep : public Step {
     Choices c;
     const std::string v = variant(options);
     c.fused = v == "fused" || (v == "auto" && fused_wins(facts, F, rank));
-    if (c.fused) c.fused_direct = direct_pass(options, "fused-kernel", facts.is_gpu);
+    if (c.fused) {
+      const std::string k = option(options, "fused-kernel");
+      if (k != "auto" && k != "tile" && k != "direct" && k != "strip")
+        throw UsageError("--fused-kernel must be one of auto, tile, direct, strip, not '" + k + "'");
+      const bool strip_wins = rank == 1 && F >= kStripFrom;
+      c.fused_strip = k == "strip" || (k == "auto" && facts.is_gpu && strip_wins);
+      c.fused_direct = k == "direct" || (k == "auto" && facts.is_gpu && !strip_wins);
+    }
     if (!c.fused) {
       c.rows_direct = direct_pass(options, "rows", facts.is_gpu && kGpuRowsDirect);
       c.columns_direct = direct_pass(options, "columns", facts.is_gpu);
     }
-    c.b = block(facts, options, F, c.fused, "block", c.fused ? c.fused_direct : c.rows_direct);
+    c.b = c.fused_strip ? strip_block(facts, options, F)
+                        : block(facts, options, F, c.fused, "block", c.fused ? c.fused_direct : c.rows_direct);
     c.cb = c.fused ? c.b : block(facts, options, F, false, "column-block", c.columns_direct);
-    c.unroll = unroll_rows(facts, options, c.fused, F);
+    c.unroll = unroll_rows(facts, options, c, F);
     return c;
   }
 
@@ -356,32 +403,58 @@ class ThisStep : public Step {
   // both its tile and its row sums in local memory, so it wins only at small
   // widths, where the intermediate image's round trip through global memory
   // is the larger cost; a full-rank filter (k column passes re-reading the
-  // output) keeps it longer. Without the tile (a GPU's default) it reads the
-  // image once with no local memory at all, and wins longer still. The
-  // widths: the crossover (bench/crossover.sh, docs/results/crossover-*.csv);
-  // on a GPU, for rank 1 too since its unroll and block follow F
-  // (separable-fused-widths-h100.csv: 0.331 ms at box:15 on the H100,
-  // against 0.381 for the passes in the crossover run).
+  // output) keeps it longer. On a GPU the kernel without the tile or the
+  // strip (kStripFrom) reads the image once and wins longer still: a box up
+  // to F = 21, past which the strip's sums cost more than the passes' extra
+  // trip through memory, a full-rank filter up to 31 (bench/experiments.sh
+  // separable-strip, separable-strip-h100.csv; the crossover,
+  // bench/crossover.sh, crossover-*.csv).
   static bool fused_wins(const DeviceFacts& facts, int F, int rank) {
-    // Without a tile (--fused-kernel): a box up to 15; a full-rank filter,
-    // whose k terms the passes write and re-read k times, up to 31
-    // (crossover-h100.csv).
-    if (facts.is_gpu) return rank == 1 ? F <= 15 : F <= 31;
+    if (facts.is_gpu) return rank == 1 ? F <= 21 : F <= 31;
     return rank == 1 ? F <= 3 : F <= 7;
   }
 
   // --unroll, or the tuned default: on, except the fused kernel on a CPU
-  // (bench/experiments.sh separable; docs/step8-separable.md) and on a GPU
-  // from F = 9 on: there the unrolled walk down BLOCK_Y + F - 1 rows is
-  // slower, and from 15 on it no longer fits the registers (ptxas at box:21:
-  // a 2952-byte stack frame of spills, 9.5 ms against 0.56 not unrolled on
-  // the H100; separable-fused-widths-h100.csv, separable-fused-spills-h100.txt).
-  bool unroll_rows(const DeviceFacts& facts, const RunOptions& options, bool is_fused, int F) const {
+  // (bench/experiments.sh separable; docs/step8-separable.md) and the one
+  // without a tile on a GPU from F = 9 on: there the unrolled walk down
+  // BLOCK_Y + F - 1 rows is slower, and from 15 on it no longer fits the
+  // registers (ptxas at box:21: a 2952-byte stack frame of spills, 9.5 ms
+  // against 0.56 not unrolled on the H100; separable-fused-widths-h100.csv,
+  // separable-fused-spills-h100.txt). The strip's column pass reads local
+  // memory, not global, and unrolled it is faster at every width
+  // (separable-strip-h100.csv).
+  bool unroll_rows(const DeviceFacts& facts, const RunOptions& options, const Choices& c, int F) const {
     const std::string text = option(options, "unroll");
     if (text != "auto" && text != "on" && text != "off")
       throw UsageError("--unroll must be one of auto, on, off, not '" + text + "'");
     if (text != "auto") return text == "on";
-    return !is_fused || (facts.is_gpu && F < 9);
+    return !c.fused || c.fused_strip || (facts.is_gpu && F < 9);
+  }
+
+  // The strip kernel's row pass: kStripRowBlock outputs per task, or 4
+  // where the strip is not a multiple of it.
+  static int strip_row_block(std::size_t strip_width) {
+    return strip_width % kStripRowBlock == 0 ? kStripRowBlock : 4;
+  }
+
+  // The strip kernel's strip height: tall enough that its halo (F - 1 rows
+  // summed twice) is a small part, short enough that there are about eight
+  // work-groups per compute unit to spread; a multiple of the chunk.
+  static int strip_rows(const DeviceFacts& facts, std::size_t strips_across, std::size_t rows, std::size_t chunk) {
+    const std::size_t groups = 8 * std::max(1u, facts.compute_units);
+    const std::size_t down = std::max<std::size_t>(1, groups / std::max<std::size_t>(1, strips_across));
+    return static_cast<int>(round_up((rows + down - 1) / down, chunk));
+  }
+
+  // --block for the strip kernel, or its tuned default.
+  // The first of kStripFused, then ever shorter blocks, whose ring fits.
+  Shape2 strip_block(const DeviceFacts& facts, const RunOptions& options, int F) const {
+    if (option(options, "block") != "auto") return block(facts, options, F, true, "block", false);
+    for (Shape2 b = kStripFused; b.y >= 1; b.y /= 2) {
+      const std::size_t bytes = sizeof(float) * options.wg_x * b.x * (options.wg_y * b.y + F - 1);
+      if (bytes + 1024 <= facts.local_mem_bytes) return b;  // a KiB spare
+    }
+    return {kStripFused.x, 1};  // too large even so: prepare() reports the limit
   }
 
   // The fused kernel without a tile walks BLOCK_Y + F - 1 rows for BLOCK_Y
@@ -433,7 +506,7 @@ Step9Defaults step8_default_settings(const DeviceFacts& facts, const Filter& fil
   Step9Defaults d;
   d.variant = c.fused ? "fused" : "passes";
   d.settings = {{"block", block_text(c.b)}, {"unroll", c.unroll ? "on" : "off"}};
-  if (c.fused) d.settings["fused-kernel"] = c.fused_direct ? "direct" : "tile";
+  if (c.fused) d.settings["fused-kernel"] = c.fused_direct ? "direct" : c.fused_strip ? "strip" : "tile";
   if (!c.fused) {
     d.settings["column-block"] = block_text(c.cb);
     d.settings["rows"] = c.rows_direct ? "direct" : "tile";

@@ -62,14 +62,16 @@ Filter filter_with_singular_values(const std::vector<double>& sigma, int n, std:
   return f;
 }
 
-// Both variants on a 203x117 random image (not a multiple of any work-group).
+// Both variants, and the fused strip kernel, on a 203x117 random image (not
+// a multiple of any work-group).
 void check_both_variants(const Filter& f, std::mt19937& rng) {
   auto step = find_step("step8-separable");
   const Image img = conv::test::random_image(203, 117, rng);
   for (Border border : {Border::zero, Border::clamp})
-    for (const std::string variant : {"passes", "fused"}) {
+    for (const std::string variant : {"passes", "fused", "fused strip"}) {
       RunOptions options;
-      options.values["variant"] = variant;
+      options.values["variant"] = variant.substr(0, variant.find(' '));
+      if (variant == "fused strip") options.values["fused-kernel"] = "strip";
       options.wg_x = 16;
       options.wg_y = 8;
       conv::test::use_student_kernel("step8-separable", options);
@@ -172,3 +174,32 @@ TEST_CASE("step8-separable: the configurations the defaults pick on a CPU and on
     }
   }
 }
+
+TEST_CASE("step8-separable: the strip kernel down tall strips, its ring wrapping",
+          "[conformance][step8-separable]") {
+  // 517 rows in chunks of 16 (work-group 16x8, block 4x2) or 64 (4x8):
+  // with two strips across, the strips are several chunks tall on a
+  // device of up to 8 compute units, so the ring of CHUNK + F - 1 rows is
+  // overwritten again and again, and the last strip ends short.
+  auto step = find_step("step8-separable");
+  std::mt19937 rng(conv::test::run_seed() + 5);
+  const Image img = conv::test::random_image(67, 517, rng);
+  const std::vector<Filter> filters = {parse_filter_spec("gaussian:15"),
+                                       filter_with_singular_values({1.0, 0.5}, 9, rng),
+                                       conv::test::random_filter(5, rng)};
+  for (const Filter& f : filters)
+    for (const std::string block : {"4x2", "4x8"}) {
+      RunOptions options;
+      options.values = {{"variant", "fused"}, {"fused-kernel", "strip"}, {"block", block}};
+      options.wg_x = 16;
+      options.wg_y = 8;
+      conv::test::use_student_kernel("step8-separable", options);
+      const Problem problem = make_problem(img, f, Border::zero);
+      const RunResult r = run_step(*step, conv::test::device(), problem, options, 0);
+      const Comparison cmp = step->compare(r.output, problem, reference_correlate(problem.padded, f));
+      INFO(f.name << ", block " << block << ": " << cmp.describe() << "; " << r.note << "; "
+                  << conv::test::seed_note());
+      CHECK(cmp.passed());
+    }
+}
+

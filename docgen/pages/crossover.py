@@ -211,7 +211,36 @@ def separable_fused_widths(tag):
         "\n8192x8192, work-group 32x4, `--fused-kernel direct`; '-': not measured.\n")
 
 
-GENERATORS = {"crossover": crossover, "which-step": which_step, "separable-fused-widths": separable_fused_widths, "separable-unroll": separable_unroll, "separable-blocks": separable_blocks}
+def separable_strip(tag):
+    """Step 8's strip kernel at its blocks, unrolled or not, beside the
+    passes and the fused kernel without a tile, per filter."""
+    rows = load("separable-strip-" + tag)
+    filters = []
+    for r in rows:
+        if r["filter"] not in filters:
+            filters.append(r["filter"])
+    cols = [("passes", lambda v: v == "passes"), ("fused, direct", lambda v: v == "fused fused-kernel=direct")]
+    for b in ("4x4", "4x8"):
+        for u in ("on", "off"):
+            cols.append(("strip {}, unroll {}".format(b, u),
+                         lambda v, b=b, u=u: "fused-kernel=strip" in v and _setting(v, "block") == b
+                         and _setting(v, "unroll") == u))
+    body = []
+    for f in filters:
+        line = [f]
+        for _, match in cols:
+            hit = [r for r in rows if r["filter"] == f and match(r["variant"])]
+            line.append(fmt(hit[0]["median_ms"]) if hit else "-")
+        body.append(line)
+    return table(["median ms"] + [c for c, _ in cols], body) + \
+        caption(rows, "bench/experiments.sh separable-strip " + tag + " --platform NVIDIA") + (
+        "\n{}x{}, work-group 32x4; `fused, direct`: `--fused-kernel direct` at its default block.\n".format(
+            rows[0]["width"], rows[0]["height"]))
+
+
+GENERATORS = {"crossover": crossover, "which-step": which_step, "separable-fused-widths": separable_fused_widths,
+              "separable-unroll": separable_unroll, "separable-blocks": separable_blocks,
+              "separable-strip": separable_strip}
 
 
 def figures(plt):

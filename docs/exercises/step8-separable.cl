@@ -1,17 +1,19 @@
 // Exercise, step 8 (docs/step8-separable.md, docs/coursework.md). Write the
 // bodies of convolve() (one pass), convolve_direct() (one pass without the
 // tile), convolve_fused() and convolve_fused_direct() (both passes in one
-// kernel, with and without the tile) below. As handed out, this file builds
-// but computes nothing, so every conformance case of step 8 fails. The suite
-// runs both variants (passes, fused), both kernels of each (--rows,
-// --columns, --fused-kernel: tile, direct) and filters of rank 1, 2 and full
-// rank. Work on a copy in the repository root and grade the copy:
+// kernel, with and without the tile) and convolve_fused_strip() (both passes
+// down a strip, the row sums in a ring) below. As handed out, this file
+// builds but computes nothing, so every conformance case of step 8 fails.
+// The suite runs both variants (passes, fused), every kernel of each
+// (--rows, --columns: tile, direct; --fused-kernel: tile, direct, strip)
+// and filters of rank 1, 2 and full rank. Work on a copy in the repository root and grade the copy:
 //   cp docs/exercises/step8-separable.cl my-step8.cl
 //   CLCONV_KERNEL_STEP8=$PWD/my-step8.cl ctest --preset default -L step8
 //
 // The launcher builds it with -D TAPS_X=.. -D TAPS_Y=.. -D FILTER_WIDTH=F
 // -D BLOCK_X=.. -D BLOCK_Y=.. -D WG_X=.. -D WG_Y=.., -D UNROLL_ROWS on a
-// GPU, and -D DIRECT_PASS where a kernel without the tile runs.
+// GPU, -D DIRECT_PASS where a kernel without the tile runs, and -D STRIP
+// -D RING=.. -D ROW_BLOCK=.. where the strip kernel does.
 // The row pass has TAPS_X = F, TAPS_Y = 1; the column pass TAPS_X = 1,
 // TAPS_Y = F; the fused program TAPS_X = TAPS_Y = 1 (it does not use
 // convolve()).
@@ -204,5 +206,68 @@ void convolve_fused_direct(__global const float* input,   // padded, in_pitch fl
   // down the BLOCK_Y + F - 1 input rows under the block; on each, the row
   // pass (BLOCK_X sums from a segment read straight from `input`), added to
   // the column sums that row meets. Store the block as float4s.
+}
+#endif
+
+#ifdef STRIP
+// Both passes in one kernel, a work-group walking down a strip of the image
+// (--fused-kernel strip). convolve_fused pays for its halo twice over: the
+// row pass runs over F - 1 extra rows per tile, and the tile and its row
+// sums must both fit local memory, so a wide filter leaves room for only a
+// short tile and the halo dominates. Here the work-group keeps only row
+// sums, RING rows of them in local memory used as a ring (row r lives in
+// slot r mod RING), and moves down its strip CHUNK output rows at a time:
+// each step runs the row pass on the CHUNK input rows it has not summed
+// yet, reading them straight from global memory (the caches serve the
+// halo columns), then the column pass on the CHUNK + F - 1 rows of sums
+// under the chunk. A row's sums are computed once per strip, not once per
+// tile, so the halo is paid once per strip (F - 1 rows of its height) and
+// the ring needs CHUNK + F - 1 rows however tall the strip. A filter of
+// rank k sums its terms in one pass too, but the ring holds one term's
+// sums, so each term runs the row pass over all CHUNK + F - 1 rows.
+//
+// Compile-time: FILTER_WIDTH, WG_X, WG_Y, BLOCK_X x BLOCK_Y (the column
+// pass's outputs per work-item), ROW_BLOCK (the row pass's outputs per
+// task, a multiple of 4 dividing WG_X * BLOCK_X) and RING (at least
+// CHUNK + F - 1).
+#define CHUNK (WG_Y * BLOCK_Y)                            // output rows per step down the strip
+#define STRIP_WIDTH (WG_X * BLOCK_X)                      // outputs across the strip
+#define ROW_TASKS (STRIP_WIDTH / ROW_BLOCK)               // row-pass tasks per row
+#define ROW_SEGMENT ((ROW_BLOCK + FILTER_WIDTH - 1 + 3) / 4)  // a task's input, in float4s
+
+// The row pass of one task: ROW_BLOCK sums of F taps along one row.
+inline void strip_row_sums(float part[ROW_BLOCK], const float* row, __constant const float* row_weights) {
+#pragma unroll
+  for (int bx = 0; bx < ROW_BLOCK; bx++) part[bx] = 0.0f;
+#pragma unroll
+  for (int c = 0; c < FILTER_WIDTH; c++) {
+    const float w = row_weights[c];
+#pragma unroll
+    for (int bx = 0; bx < ROW_BLOCK; bx++) part[bx] += w * row[bx + c];
+  }
+}
+
+// Ring slot `first + j` for 0 <= j < RING, where first < RING.
+inline int ring_slot(const int first, const int j) {
+  const int slot = first + j;
+  return slot >= RING ? slot - RING : slot;
+}
+
+__kernel __attribute__((reqd_work_group_size(WG_X, WG_Y, 1)))
+void convolve_fused_strip(__global const float* input,   // padded, in_pitch floats per row
+                                   __constant float* filter,      // per term: F row weights, F column weights
+                                   __global float* output,        // out_pitch floats per row
+                                   const int in_pitch,
+                                   const int out_pitch,
+                                   const int rank,                // terms in `filter`
+                                   const int strip_rows,          // output rows per strip, a multiple of CHUNK
+                                   const int out_rows,            // output rows in all, a multiple of CHUNK
+                                   __local float* sums) {         // RING rows of STRIP_WIDTH row sums
+  // TODO 8. Walk down this group's strip (rows top .. bottom) CHUNK output
+  // rows at a time. For each term: the row pass of every input row of the
+  // chunk's window the ring lacks (rank 1 keeps the last F - 1; a later
+  // term overwrote them), ROW_BLOCK sums per task, into ring slot row % RING;
+  // barrier; the column pass from the ring into BLOCK_Y x BLOCK_X register
+  // sums; barrier (the next row pass overwrites slots). Store the block.
 }
 #endif
