@@ -9,8 +9,10 @@
 # unroll tuning inline perf kernelinfo ptxmix buildtime torch cupy cufft bank
 # volume histogram histpeers verify crossover fft-tiled
 # (default: the first five). crossover: bench/crossover.sh (steps 7 to 10
-# against F on 8192x8192) and torch's conv2d over the same widths, in one
-# run (crossover-TAG.csv, torch-crossover-TAG.csv). fft-tiled: step 10 over
+# against F on 8192x8192), step 8's fused kernels beside its passes
+# (experiments.sh separable-strip) and torch's conv2d over the same widths,
+# in one run (crossover-TAG.csv, separable-strip-TAG.csv,
+# torch-crossover-TAG.csv). fft-tiled: step 10 over
 # its tiles and work-groups, 64 to 512 (fft-tiled-TAG.csv), its --verify runs and its
 # kernels' ptxas report (fft-tiled-TAG.txt). verify: the conformance suite and a few timed
 # runs of every step, the bank and the volume (verify-kernels-TAG.txt), a quick check
@@ -151,6 +153,7 @@ for part in ${PARTS:-tour conformance seed001 seed000 seed004}; do
         > "$OUT/cufft-$tag.csv" 2>> "$log" ;;
     crossover)
       bench/crossover.sh "$tag" 8192x8192 2>> "$log"
+      bench/experiments.sh separable-strip "$tag" 2>> "$log"
       python3 bench/torch_conv2d.py --size 8192x8192 --filters 3,5,7,9,11,15,21,31,45,63 \
         > "$OUT/torch-crossover-$tag.csv" 2>> "$log" ;;
     fft-tiled)  # step 10: every tile that fits, four work-groups; --verify; ptxas
