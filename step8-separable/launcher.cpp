@@ -44,12 +44,26 @@ constexpr bool kGpuRowsDirect = true;
 
 std::string block_text(Shape2 b) { return std::to_string(b.x) + "x" + std::to_string(b.y); }
 
+// The fused variant's kernels (--fused-kernel): convolve_fused,
+// convolve_fused_direct, convolve_fused_strip.
+enum class FusedKernel { tile, direct, strip };
+const char* fused_kernel_name(FusedKernel k) {
+  return k == FusedKernel::tile ? "tile" : k == FusedKernel::direct ? "direct" : "strip";
+}
+
+// The strip kernel's ring of row sums for a work-group of wg_x x wg_y and
+// block b: the chunk's rows (wg_y * b.y) and the filter's halo, each
+// wg_x * b.x sums wide.
+std::size_t strip_ring_rows(int wg_y, Shape2 b, int F) { return static_cast<std::size_t>(wg_y) * b.y + F - 1; }
+std::size_t strip_ring_bytes(int wg_x, int wg_y, Shape2 b, int F) {
+  return sizeof(float) * static_cast<std::size_t>(wg_x) * b.x * strip_ring_rows(wg_y, b, F);
+}
+
 // What the settings resolve to for one filter on one device.
 struct Choices {
   bool fused = false;
   bool rows_direct = false, columns_direct = false;  // variant passes: convolve_direct
-  bool fused_direct = false;                         // variant fused: convolve_fused_direct
-  bool fused_strip = false;                          // variant fused: convolve_fused_strip
+  FusedKernel fused_kernel = FusedKernel::tile;      // variant fused: which kernel
   Shape2 b{4, 1}, cb{4, 1};                          // the row pass's (and fused's), the column pass's
   bool unroll = true;
 };
@@ -184,15 +198,14 @@ class ThisStep : public Step {
         weights.insert(weights.end(), terms.columns[t].begin(), terms.columns[t].end());
       }
       check_constant_bytes(device, weights.size() * sizeof(float), rank);
-      // The strip kernel's ring: the chunk's rows and the filter's halo.
-      const std::size_t ring = group_h + F - 1;
+      const bool strip = c.fused_kernel == FusedKernel::strip;
       cl::Buffer filter =
           launch.buffer(CL_MEM_READ_ONLY, weights.size() * sizeof(float), "the terms' weights");
       cl::copy(queue, weights.cbegin(), weights.cend(), filter);
       cl::Program program = device.program(
           source(options),
-          "-D TAPS_X=1 -D TAPS_Y=1" + blocks + (c.fused_direct ? " -D DIRECT_PASS" : "") +
-              (c.fused_strip ? " -D STRIP -D RING=" + std::to_string(ring) +
+          "-D TAPS_X=1 -D TAPS_Y=1" + blocks + (c.fused_kernel == FusedKernel::direct ? " -D DIRECT_PASS" : "") +
+              (strip ? " -D STRIP -D RING=" + std::to_string(strip_ring_rows(options.wg_y, b, F)) +
                                    " -D ROW_BLOCK=" + std::to_string(strip_row_block(group_w))
                              : ""),
           label(options));
@@ -202,25 +215,26 @@ class ThisStep : public Step {
       const cl::NDRange global(grid_w / b.x, grid_h / b.y);
 
       // 4. Run: one kernel, both passes of every term.
-      if (c.fused_strip) {  // down a strip, its row sums in a ring in local memory
+      if (strip) {  // down a strip, its row sums in a ring in local memory
         cl::KernelFunctor<cl::Buffer, cl::Buffer, cl::Buffer, int, int, int, int, int, cl::LocalSpaceArg> fused(
             make_kernel(program, "convolve_fused_strip", label(options)));
         check_work_group(device, fused.getKernel(), options.wg_x, options.wg_y);
-        const std::size_t ring_bytes = sizeof(float) * group_w * ring;
+        const std::size_t ring_bytes = strip_ring_bytes(options.wg_x, options.wg_y, b, F);
         check_local_memory(device, fused.getKernel(), ring_bytes,
-                           "the strip kernel's " + std::to_string(ring) + " rows of " + std::to_string(group_w) +
+                           "the strip kernel's " + std::to_string(strip_ring_rows(options.wg_y, b, F)) +
+                               " rows of " + std::to_string(group_w) +
                                " row sums (work-group " + wg + ", block " + block_text(b) + ", filter " +
                                std::to_string(F) + ")");
-        const int strip = strip_rows(device.facts(), grid_w / group_w, grid_h, group_h);
-        const cl::NDRange strips(grid_w / b.x, (grid_h + strip - 1) / strip * options.wg_y);
+        const int strip_height = strip_rows(device.facts(), grid_w / group_w, grid_h, group_h);
+        const cl::NDRange strips(grid_w / b.x, (grid_h + strip_height - 1) / strip_height * options.wg_y);
         const cl::LocalSpaceArg sums = cl::Local(ring_bytes);
         const int rows = static_cast<int>(grid_h);
         launch.run = [=, &queue]() mutable {
           return fused(cl::EnqueueArgs(queue, strips, local), input, filter, output, in_pitch, out_pitch, rank,
-                       strip, rows, sums);
+                       strip_height, rows, sums);
         };
-        launch.note = "strips of " + std::to_string(strip) + " rows";
-      } else if (c.fused_direct) {  // without a tile, through the caches
+        launch.note = "strips of " + std::to_string(strip_height) + " rows";
+      } else if (c.fused_kernel == FusedKernel::direct) {  // without a tile, through the caches
         cl::KernelFunctor<cl::Buffer, cl::Buffer, cl::Buffer, int, int, int> fused(
             make_kernel(program, "convolve_fused_direct", label(options)));
         check_work_group(device, fused.getKernel(), options.wg_x, options.wg_y);
@@ -355,20 +369,15 @@ class ThisStep : public Step {
     Choices c;
     const std::string v = variant(options);
     c.fused = v == "fused" || (v == "auto" && fused_wins(facts, F, rank));
-    if (c.fused) {
-      const std::string k = option(options, "fused-kernel");
-      if (k != "auto" && k != "tile" && k != "direct" && k != "strip")
-        throw UsageError("--fused-kernel must be one of auto, tile, direct, strip, not '" + k + "'");
-      const bool strip_wins = rank == 1 && F >= kStripFrom;
-      c.fused_strip = k == "strip" || (k == "auto" && facts.is_gpu && strip_wins);
-      c.fused_direct = k == "direct" || (k == "auto" && facts.is_gpu && !strip_wins);
-    }
+    if (c.fused) c.fused_kernel = fused_kernel(facts, options, F, rank);
     if (!c.fused) {
       c.rows_direct = direct_pass(options, "rows", facts.is_gpu && kGpuRowsDirect);
       c.columns_direct = direct_pass(options, "columns", facts.is_gpu);
     }
-    c.b = c.fused_strip ? strip_block(facts, options, F)
-                        : block(facts, options, F, c.fused, "block", c.fused ? c.fused_direct : c.rows_direct);
+    const bool strip = c.fused && c.fused_kernel == FusedKernel::strip;
+    c.b = strip ? strip_block(facts, options, F)
+                : block(facts, options, F, c.fused,
+                        "block", c.fused ? c.fused_kernel == FusedKernel::direct : c.rows_direct);
     c.cb = c.fused ? c.b : block(facts, options, F, false, "column-block", c.columns_direct);
     c.unroll = unroll_rows(facts, options, c, F);
     return c;
@@ -383,7 +392,18 @@ class ThisStep : public Step {
     make_kernel(program, "convolve", label(options)).setArg(6, 0);
   }
 
-  // --rows, --columns or --fused-kernel: whether that kernel runs without a tile.
+  // --fused-kernel, or the tuned default: on a GPU the strip for a rank-1
+  // filter from kStripFrom, direct otherwise; on a CPU the tile.
+  FusedKernel fused_kernel(const DeviceFacts& facts, const RunOptions& options, int F, int rank) const {
+    const std::string text = option(options, "fused-kernel");
+    for (FusedKernel k : {FusedKernel::tile, FusedKernel::direct, FusedKernel::strip})
+      if (text == fused_kernel_name(k)) return k;
+    if (text != "auto") throw UsageError("--fused-kernel must be one of auto, tile, direct, strip, not '" + text + "'");
+    if (!facts.is_gpu) return FusedKernel::tile;
+    return rank == 1 && F >= kStripFrom ? FusedKernel::strip : FusedKernel::direct;
+  }
+
+  // --rows or --columns: whether that kernel runs without a tile.
   bool direct_pass(const RunOptions& options, const std::string& name, bool by_default) const {
     const std::string text = option(options, name);
     if (text != "auto" && text != "tile" && text != "direct")
@@ -428,7 +448,7 @@ class ThisStep : public Step {
     if (text != "auto" && text != "on" && text != "off")
       throw UsageError("--unroll must be one of auto, on, off, not '" + text + "'");
     if (text != "auto") return text == "on";
-    return !c.fused || c.fused_strip || (facts.is_gpu && F < 9);
+    return !c.fused || c.fused_kernel == FusedKernel::strip || (facts.is_gpu && F < 9);
   }
 
   // The strip kernel's row pass: kStripRowBlock outputs per task, or 4
@@ -446,14 +466,12 @@ class ThisStep : public Step {
     return static_cast<int>(round_up((rows + down - 1) / down, chunk));
   }
 
-  // --block for the strip kernel, or its tuned default.
-  // The first of kStripFused, then ever shorter blocks, whose ring fits.
+  // --block for the strip kernel, or the first of kStripFused and ever
+  // shorter blocks whose ring fits.
   Shape2 strip_block(const DeviceFacts& facts, const RunOptions& options, int F) const {
     if (option(options, "block") != "auto") return block(facts, options, F, true, "block", false);
-    for (Shape2 b = kStripFused; b.y >= 1; b.y /= 2) {
-      const std::size_t bytes = sizeof(float) * options.wg_x * b.x * (options.wg_y * b.y + F - 1);
-      if (bytes + 1024 <= facts.local_mem_bytes) return b;  // a KiB spare
-    }
+    for (Shape2 b = kStripFused; b.y >= 1; b.y /= 2)
+      if (strip_ring_bytes(options.wg_x, options.wg_y, b, F) + 1024 <= facts.local_mem_bytes) return b;  // a KiB spare
     return {kStripFused.x, 1};  // too large even so: prepare() reports the limit
   }
 
@@ -506,7 +524,7 @@ Step9Defaults step8_default_settings(const DeviceFacts& facts, const Filter& fil
   Step9Defaults d;
   d.variant = c.fused ? "fused" : "passes";
   d.settings = {{"block", block_text(c.b)}, {"unroll", c.unroll ? "on" : "off"}};
-  if (c.fused) d.settings["fused-kernel"] = c.fused_direct ? "direct" : c.fused_strip ? "strip" : "tile";
+  if (c.fused) d.settings["fused-kernel"] = fused_kernel_name(c.fused_kernel);
   if (!c.fused) {
     d.settings["column-block"] = block_text(c.cb);
     d.settings["rows"] = c.rows_direct ? "direct" : "tile";
