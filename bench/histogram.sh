@@ -14,7 +14,12 @@
 #                                     local-atomic's place on the random image:
 #                                     floor_launch.cl (the fill and the launch
 #                                     alone) and floor_read.cl (reading the
-#                                     image and nothing else); and the fixed
+#                                     image and nothing else); three in
+#                                     loads-ahead's place: floor_ahead_empty.cl
+#                                     (its launch alone), floor_ahead_read.cl
+#                                     (its reads alone) and
+#                                     floor_ahead_count.cl (its counting alone,
+#                                     of hashed bytes); and the fixed
 #                                     cost of a call: local-words and one-launch
 #                                     on a 16x16 image
 #   histogram-sweep-TAG.csv           one-launch on the random image over
@@ -73,7 +78,7 @@ run() {  # run NAME ARGS...: one CSV
 }
 device=("$@")
 
-floors() {  # each floor kernel in local-atomic's place; the variant column names the kernel
+floors() {  # each floor kernel in local-atomic's or loads-ahead's place; the variant column names the kernel
   local out="$results/histogram-floor-$tag.csv" kernel name
   echo "histogram.sh: histogram-floor-$tag" >&2
   for kernel in floor_launch floor_read; do
@@ -82,12 +87,21 @@ floors() {  # each floor kernel in local-atomic's place; the variant column name
     "$bin" --image "noise:$size" --variant local-atomic --kernel "histogram/$kernel.cl" \
       --reps "$reps" --limits --csv "${device[@]}" 2>> "$log" | sed "s/,local-atomic,/,$name,/"
   done > "$out.parts.csv"
+  # loads-ahead's floors, in its place: one launch alone, its reads alone,
+  # its counting alone (bytes from a hash, nothing read).
+  for kernel in floor_ahead_empty floor_ahead_read floor_ahead_count; do
+    name="${kernel//_/-}"
+    echo "== histogram-floor-$tag: $kernel.cl" >> "$log"
+    "$bin" --image "noise:$size" --variant loads-ahead --kernel "histogram/$kernel.cl" \
+      --reps "$reps" --limits --csv "${device[@]}" 2>> "$log" | sed "s/,loads-ahead,/,$name,/"
+  done >> "$out.parts.csv"
   echo "== histogram-floor-$tag: fixed cost, 16x16" >> "$log"
-  "$bin" --image noise:16x16 --variant local-words,one-launch --reps "$reps" --verify --limits \
+  "$bin" --image noise:16x16 --variant local-words,one-launch,loads-ahead --reps "$reps" --verify --limits \
     --csv "${device[@]}" >> "$out.parts.csv" 2>> "$log"
   awk 'NR == 1 || !/^device,/' "$out.parts.csv" > "$out.tmp.csv"
   rm -f "$out.parts.csv"
   grep -q ',floor-launch,kernels,' "$out.tmp.csv" && grep -q ',floor-read,kernels,' "$out.tmp.csv" &&
+    grep -q ',floor-ahead-count,kernels,' "$out.tmp.csv" &&
     grep -q ',one-launch,call,noise:16x16,' "$out.tmp.csv" ||
     { echo "histogram.sh: histogram-floor-$tag failed, see $log" >&2; exit 1; }
   mv "$out.tmp.csv" "$out"

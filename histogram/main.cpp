@@ -24,11 +24,12 @@ int main(int argc, char** argv) {
                    "Comma-separated variants: " + histogram::variant_list() + ", or all")
         ->capture_default_str();
     app.add_option("--chunk", o.settings.chunk,
-                   "Pixels per work-item (default: the variant's: 1024, 128 for local-*, 256 for one-launch "
-                   "and lane-copies)")
+                   "Pixels per work-item (default: the variant's: 1024, 128 for local-*, 256 for one-launch, "
+                   "loads-ahead and lane-copies)")
         ->check(CLI::Range(1, 1 << 16));
     app.add_option("--wg", o.settings.wg,
-                   "Work-items per work-group (default: 64, or 256 for local-*, one-launch and lane-copies)")
+                   "Work-items per work-group (default: 64, or 256 for local-*, one-launch, loads-ahead and "
+                   "lane-copies)")
         ->check(CLI::Range(1, 1 << 12));
     const std::map<std::string, histogram::Wait> waits = {{"block", histogram::Wait::block},
                                                           {"spin", histogram::Wait::spin}};

@@ -12,6 +12,7 @@ extern const char* const histogram_device_merge;
 extern const char* const histogram_local_atomic;
 extern const char* const histogram_local_words;
 extern const char* const histogram_one_launch;
+extern const char* const histogram_loads_ahead;
 extern const char* const histogram_lane_copies;
 }  // namespace conv::embedded
 
@@ -58,6 +59,9 @@ const std::vector<Variant>& device_variants() {
       {"one-launch", "one_launch.cl",
        "one kernel, no fill: 16-byte reads, per-lane local copies, last group merges",
        embedded::histogram_one_launch, Merge::last_group, false, 256, 256},
+      {"loads-ahead", "loads_ahead.cl",
+       "one-launch with four 16-byte loads per work-item in flight while it counts",
+       embedded::histogram_loads_ahead, Merge::last_group, false, 256, 256},
       // 16 copies of 3 KiB spread a warp's 32 increments over the 32 banks
       // two to a bank; 32 copies of 16-bit counters (1.5 KiB each), one per
       // lane, never share one. Either way, the 48 KiB of an NVIDIA GPU.

@@ -135,3 +135,20 @@ TEST_CASE("the floor kernels of bench/histogram.sh run in local-atomic's place",
     CHECK_THAT(r.out, Contains(",local-atomic,kernels,noise:61x37,"));
   }
 }
+
+TEST_CASE("loads-ahead's floor kernels of bench/histogram.sh run in its place, and count nothing",
+          "[histogram][cli]") {
+  for (const char* floor : {"floor_ahead_empty.cl", "floor_ahead_read.cl", "floor_ahead_count.cl"}) {
+    const std::vector<std::string> args = {"--image", "noise:61x37", "--variant", "loads-ahead",
+                                           "--kernel", std::string(CLCONV_HISTOGRAM_DIR) + "/" + floor,
+                                           "--chunk", "3", "--wg", "5", "--reps", "1", "--csv"};
+    const auto r = test::run_histogram(args);
+    INFO(floor << ": " << r.err);
+    CHECK(r.status == 0);
+    CHECK_THAT(r.out, Contains(",loads-ahead,kernels,noise:61x37,"));
+    // Not a histogram: checked against the serial count, it is refused.
+    auto checked = args;
+    checked.push_back("--verify");
+    CHECK(test::run_histogram(checked).status == 1);
+  }
+}

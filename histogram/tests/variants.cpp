@@ -123,7 +123,7 @@ TEST_CASE("the last-group variants leave their sums zero: every call counts the 
   const RgbImage image = test::random_image(97, 61, rng);
   const Counts expected = serial_count(image);
   INFO(seed_note());
-  for (const char* variant : {"one-launch", "lane-copies"}) {
+  for (const char* variant : {"one-launch", "loads-ahead", "lane-copies"}) {
     for (auto s : {Settings(), with(5, 16), with(1, 1)}) {
       INFO(variant);
       const VariantRun run = run_variant(test::device(), image, find_variant(variant), s, 3, 1);
@@ -147,6 +147,25 @@ TEST_CASE("the last-group variants leave their sums zero: every call counts the 
       INFO(variant << ": " << broken);
       CHECK_THROWS_WITH(run_variant(test::device(), image, find_variant(variant), s, 2, 0),
                         Catch::Matchers::Contains("counted differently"));
+    }
+  }
+}
+
+TEST_CASE("loads-ahead counts every vector once, whatever its share of the ring",
+          "[histogram][variants]") {
+  // A work-item of loads-ahead counts ceil(3 * chunk * wg / 16 / wg) vectors
+  // or one fewer, through a ring of AHEAD = 4 registers: these chunks give
+  // it from under one vector to nine, so the loop ends at every position of
+  // the ring, and the loads past the group's share (zero, not counted) run
+  // into the next group's vectors and past the image's end.
+  std::mt19937 rng(run_seed());
+  const Variant& ahead = find_variant("loads-ahead");
+  for (auto [w, h] : {std::pair{53, 37}, {1000, 3}}) {
+    const RgbImage image = test::random_image(w, h, rng);
+    const Counts expected = serial_count(image);
+    for (unsigned chunk : {5u, 11u, 16u, 21u, 27u, 32u, 37u, 43u, 48u}) {
+      INFO("loads-ahead on " << w << "x" << h << ", chunk " << chunk << ", wg 16; " << seed_note());
+      CHECK(describe_difference(device_count(image, ahead, with(chunk, 16)), expected) == "");
     }
   }
 }
