@@ -14,6 +14,7 @@
 #include <functional>
 #include <random>
 
+#include "common/conformance_cases.hpp"
 #include "common/cli.hpp"
 #include "common/reference.hpp"
 #include "common/watchdog.hpp"
@@ -260,13 +261,13 @@ struct Group {
   Body body;
 };
 const Group kGroups[] = {
-    {"sizes 1x1, 3x2, 16x16, 17x33 x every filter width", small_sizes},
-    {"600x400 x every filter width", medium_size},
-    {"1919x1079", large_size},
-    {"4096x4096", huge_size},
-    {"work-group shapes x borders", shapes_and_borders},
-    {"an impulse reproduces the filter", impulse},
-    {"a constant image gives the weight sum", constant},
+    {conformance::kSmallSizes, small_sizes},
+    {conformance::kMediumSize, medium_size},
+    {conformance::kLargeSize, large_size},
+    {conformance::kHugeSize, huge_size},
+    {conformance::kShapesAndBorders, shapes_and_borders},
+    {conformance::kImpulse, impulse},
+    {conformance::kConstant, constant},
 };
 
 struct GroupInvoker : Catch::ITestInvoker {
