@@ -4,8 +4,8 @@
 // vector AHEAD x size further on into the same register. So AHEAD loads of
 // every work-item are on their way from memory while it does the atomics of
 // the vector in hand; one-launch's work-item asks for its next vector only
-// after it has counted this one. A vector past the group's share is loaded as zero
-// and not counted.
+// after it has counted this one. A vector past the group's share is loaded
+// as zero and not counted.
 // The rest (16-byte reads, the channel of byte j of vector v is
 // (v + j) % 3, COPIES local histograms, the last group's merge) is
 // one-launch's, unchanged.
