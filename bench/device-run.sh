@@ -7,14 +7,18 @@
 # Writes the CSVs and logs into $OUT. Each part runs even if another fails;
 # PARTS picks some: tour conformance seed001 seed000 seed004 vector blocks
 # unroll tuning inline perf kernelinfo ptxmix buildtime torch cupy cufft bank
-# volume histogram histpeers verify crossover fft-tiled
+# volume histogram histpeers verify crossover fft-tiled fft-tiled-floor
 # (default: the first five). crossover: bench/crossover.sh (steps 7 to 10
 # against F on 8192x8192), step 8's fused kernels beside its passes
 # (experiments.sh separable-strip) and torch's conv2d over the same widths,
 # in one run (crossover-TAG.csv, separable-strip-TAG.csv,
 # torch-crossover-TAG.csv). fft-tiled: step 10 over
 # its tiles and work-groups, 64 to 512 (fft-tiled-TAG.csv), its --verify runs and its
-# kernels' ptxas report (fft-tiled-TAG.txt). verify: the conformance suite and a few timed
+# kernels' ptxas report (fft-tiled-TAG.txt). fft-tiled-floor: the 64-point
+# tile's kernel beside copies of it built from convolve.cl with parts taken
+# out (no transform passes: only the tiles' load and store; no reads of the
+# spectrum; no reads of the image), F = 7, 15 and 31 on 8192x8192
+# (fft-tiled-floor-TAG.csv). verify: the conformance suite and a few timed
 # runs of every step, the bank and the volume (verify-kernels-TAG.txt), a quick check
 # that a change to the kernels or launchers kept them correct and as fast. TAG names the device in the CSVs' names
 # (default h100). cufft: steps 6 and 9 beside correlation through cuFFT
@@ -166,6 +170,18 @@ for part in ${PARTS:-tour conformance seed001 seed000 seed004}; do
         for t in 16 32 64; do build/bin/kernel-info --step 10 --filter random:15 --set tile=$t; done
         build/bin/kernel-info --step 10 --filter random:31 --set tile=128
       } > "$OUT/fft-tiled-$tag.txt" 2>&1 ;;
+    fft-tiled-floor)  # step 10's local kernel, and copies of it with parts taken out
+      probes="$OUT/fft-tiled-floor"
+      mkdir -p "$probes"
+      python3 bench/fft_tiled_probes.py step10-fft-tiled/convolve.cl "$probes" 2>> "$log" &&
+      for f in random:7 random:15 random:31; do
+        for probe in kernel memory no-spectrum no-image; do
+          kernel=()
+          [ "$probe" = kernel ] || kernel=(--kernel "$probes/$probe.cl")
+          build/bin/step10-fft-tiled --image synthetic:8192x8192 --filter "$f" --tile 64 --wg 128x1 \
+            --reps 20 --csv "${kernel[@]}" 2>> "$log" | sed "s/,step10-fft-tiled,default tile=64,/,step10-fft-tiled,$probe tile=64,/"
+        done
+      done | awk 'NR == 1 || !/^device,/' > "$OUT/fft-tiled-floor-$tag.csv" ;;
     *)
       bench/experiments.sh "$part" "$tag" 2>> "$log" ;;
   esac
