@@ -79,22 +79,18 @@ run() {  # run NAME ARGS...: one CSV
 device=("$@")
 
 floors() {  # each floor kernel in local-atomic's or loads-ahead's place; the variant column names the kernel
-  local out="$results/histogram-floor-$tag.csv" kernel name
+  local out="$results/histogram-floor-$tag.csv" pair variant kernel name
   echo "histogram.sh: histogram-floor-$tag" >&2
-  for kernel in floor_launch floor_read; do
-    name="${kernel/_/-}"
-    echo "== histogram-floor-$tag: $kernel.cl" >> "$log"
-    "$bin" --image "noise:$size" --variant local-atomic --kernel "histogram/$kernel.cl" \
-      --reps "$reps" --limits --csv "${device[@]}" 2>> "$log" | sed "s/,local-atomic,/,$name,/"
-  done > "$out.parts.csv"
-  # loads-ahead's floors, in its place: one launch alone, its reads alone,
-  # its counting alone (bytes from a hash, nothing read).
-  for kernel in floor_ahead_empty floor_ahead_read floor_ahead_count; do
+  # local-atomic's floors run after its fill; loads-ahead's (one launch
+  # alone, its reads alone, its counting alone of hashed bytes) without one.
+  for pair in local-atomic:floor_launch local-atomic:floor_read loads-ahead:floor_ahead_empty \
+              loads-ahead:floor_ahead_read loads-ahead:floor_ahead_count; do
+    variant="${pair%%:*}" kernel="${pair#*:}"
     name="${kernel//_/-}"
     echo "== histogram-floor-$tag: $kernel.cl" >> "$log"
-    "$bin" --image "noise:$size" --variant loads-ahead --kernel "histogram/$kernel.cl" \
-      --reps "$reps" --limits --csv "${device[@]}" 2>> "$log" | sed "s/,loads-ahead,/,$name,/"
-  done >> "$out.parts.csv"
+    "$bin" --image "noise:$size" --variant "$variant" --kernel "histogram/$kernel.cl" \
+      --reps "$reps" --limits --csv "${device[@]}" 2>> "$log" | sed "s/,$variant,/,$name,/"
+  done > "$out.parts.csv"
   echo "== histogram-floor-$tag: fixed cost, 16x16" >> "$log"
   "$bin" --image noise:16x16 --variant local-words,one-launch,loads-ahead --reps "$reps" --verify --limits \
     --csv "${device[@]}" >> "$out.parts.csv" 2>> "$log"
