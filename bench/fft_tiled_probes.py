@@ -27,7 +27,11 @@ def cut(text, old, new, what):
 def main():
     if len(sys.argv) != 3:
         sys.exit("usage: fft_tiled_probes.py step10-fft-tiled/convolve.cl OUTDIR")
-    src = open(sys.argv[1]).read()
+    try:
+        with open(sys.argv[1]) as f:
+            src = f.read()
+    except OSError as e:
+        sys.exit("fft_tiled_probes.py: {}: cannot read it: {}".format(sys.argv[1], e.strerror))
     out = sys.argv[2]
     os.makedirs(out, exist_ok=True)
     first = "  // 2. The other forward row passes, and the column passes but the last.\n"
