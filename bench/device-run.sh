@@ -175,7 +175,7 @@ for part in ${PARTS:-tour conformance seed001 seed000 seed004}; do
       mkdir -p "$probes"
       python3 bench/fft_tiled_probes.py step10-fft-tiled/convolve.cl "$probes" 2>> "$log" &&
       for f in random:7 random:15 random:31; do
-        for probe in kernel memory no-spectrum no-image; do
+        for probe in kernel memory no-spectrum no-image every-row; do
           kernel=()
           [ "$probe" = kernel ] || kernel=(--kernel "$probes/$probe.cl")
           build/bin/step10-fft-tiled --image synthetic:8192x8192 --filter "$f" --tile 64 --wg 128x1 \

@@ -85,6 +85,12 @@
 #            1020 high (transforms 8232 wide and 8232, 4200, 2100, 1050
 #            high), the same columns as fft-tuning: does a column that fits
 #            one VkFFT kernel make a strip of the image cheaper per pixel?
+#   fft-cpu  steps 9 and 10 at their defaults (step 9's product inside
+#            VkFFT) beside OpenCV's filter2D, random:31 and random:63 on
+#            $FFT_CPU_IMAGE (default 2048x2048): the CPU goal of step 10's
+#            lesson; the steps in three rounds, each its own process (each
+#            row the median of the rounds), build/bin/opencv-filter2d right
+#            after (needs OpenCV: bench/opencv.cmake)
 #   unroll-cpu  step 7's vector shape (a CPU's default above F = 3) with its
 #            loop over tile rows unrolled or not, box:7, box:15, box:31 on
 #            $UNROLL_IMAGE (default 2048x2048), work-group 16x16: the sweep
@@ -251,6 +257,14 @@ case "$name" in
   fft-product) exec "$sweep" --steps 9 --images "${BLOCKS_IMAGE:-8192x8192}" \
              --filters random:3,random:31,random:63 --set product=separate,fused --set size=smooth,pow2 \
              --reps "${BLOCKS_REPS:-10}" --no-check --output "$out" "$@" ;;
+  fft-cpu)
+    [ -x "$bin/opencv-filter2d" ] || { echo "$name: $bin/opencv-filter2d is not built (bench/opencv.cmake)" >&2; exit 1; }
+    image="${FFT_CPU_IMAGE:-2048x2048}" filters=random:31,random:63
+    BUILD="$(dirname "$bin")" bench/sweep-rounds.sh 3 "$tmp.1.csv" --steps 9,10 --images "$image" \
+      --filters "$filters" --set product=fused --reps 3 --wgs auto --no-check "$@"
+    "$bin/opencv-filter2d" --images "$image" --filters "$filters" --reps 3 --no-header > "$tmp.2.csv"
+    cat "$tmp.1.csv" "$tmp.2.csv" > "$tmp"
+    mv "$tmp" "$out" ;;
   fft-tuning|fft-strips)
     reps="${BLOCKS_REPS:-10}"
     run() {  # image, product, knobs, size: one row, with the kernels VkFFT ran per axis

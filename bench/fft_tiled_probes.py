@@ -10,7 +10,10 @@ store: the load and the first row pass, then the last row pass and the
 store), OUTDIR/no-spectrum.cl (the product with the filter's spectrum
 replaced by a product with 0.5, so the spectrum is never read) and
 OUTDIR/no-image.cl (the tiles loaded as zeros, the image never read). None
-computes a correlation; run them with --kernel and without --verify. Each
+of these three computes a correlation; run them with --kernel and without
+--verify. OUTDIR/every-row.cl is the kernel as it was before its inverse
+row passes skipped the rows the output never reads: a correlation still
+(it passes --verify), with more work. Each
 cut is found by the text around it and refused, with the reason, if
 convolve.cl has changed there."""
 import os
@@ -45,11 +48,15 @@ def main():
                            "v[m] = v[m] * 0.5f;", "no-spectrum"),
         "no-image": cut(src, "      if (gy < in_height) {\n        if (ga < in_width)",
                         "      if (gy < 0) {\n        if (ga < in_width)", "no-image"),
+        "every-row": cut(cut(src, "pass(t, w, 1, p, 1, lines);\n\n  // 5.", "pass(t, w, 1, p, 1, N);\n\n  // 5.",
+                             "every-row"),
+                         "ox, oy, valid, 1, 0, 0, lines);", "ox, oy, valid, 1, 0, 0, N);", "every-row"),
     }
+    what = {"every-row": "a correlation, every row of the inverse transform done"}
     for name, text in probes.items():
         with open(os.path.join(out, name + ".cl"), "w") as f:
             f.write("// A probe made by bench/fft_tiled_probes.py from step10-fft-tiled/convolve.cl\n"
-                    "// (" + name + "): not a correlation.\n" + text)
+                    "// (" + name + "): " + what.get(name, "not a correlation") + ".\n" + text)
 
 
 if __name__ == "__main__":

@@ -141,14 +141,16 @@ class ThisStep : public Step {
       cl::copy(queue, w2.cbegin(), w2.cend(), twiddle2_buffer);
     }
 
-    // 2. The program, for this M (and in the split layout, the work-group's
-    //    size: how many butterflies of the last column pass each work-item
-    //    keeps in registers, and a promise the compiler can budget
-    //    registers by).
+    // 2. The program, for this M and the work-group's size (ITEMS: the
+    //    kernels' loops over their butterflies then have a constant count,
+    //    the split layout's work-items know how many butterflies of the
+    //    last column pass they keep in registers, and the compiler can
+    //    budget registers by the size).
     int log2_m = 0;
     while ((1 << log2_m) < M) ++log2_m;
-    std::string build = "-D TILE=" + std::to_string(M) + " -D LOG2_TILE=" + std::to_string(log2_m);
-    if (split) build += " -D ITEMS=" + std::to_string(items);
+    std::string build = "-D TILE=" + std::to_string(M) + " -D LOG2_TILE=" + std::to_string(log2_m) +
+                        " -D ITEMS=" + std::to_string(items);
+    if (split) build += " -D SPLIT";
     cl::Program program = device.program(source(options), build, label(options));
     cl::Kernel kernel = make_kernel(program, split ? "convolve_split" : "convolve", label(options));
     // The tile (tile_local_bytes) is the kernel's own __local array:

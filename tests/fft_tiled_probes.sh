@@ -13,6 +13,9 @@ for probe in memory no-spectrum no-image; do
     --filter random:15 --tile 64 --wg 128x1 --reps 1 > /dev/null ||
     { echo "the $probe probe did not run"; exit 1; }
 done
+"$bin/step10-fft-tiled" --kernel "$tmp/probes/every-row.cl" --image synthetic:150x90 \
+  --filter random:15 --tile 64 --wg 128x1 --reps 1 --verify > /dev/null ||
+  { echo "the every-row probe is not a correlation"; exit 1; }
 sed 's/filter_spectrum\[(base/filter_spectrum[(BASE/' "$src/step10-fft-tiled/convolve.cl" > "$tmp/changed.cl"
 if python3 "$src/bench/fft_tiled_probes.py" "$tmp/changed.cl" "$tmp/refused" 2> "$tmp/err"; then
   echo "a kernel without the spectrum's product was not refused"

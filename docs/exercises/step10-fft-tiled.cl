@@ -9,8 +9,9 @@
 //   cp docs/exercises/step10-fft-tiled.cl my-step10.cl
 //   CLCONV_KERNEL_STEP10=$PWD/my-step10.cl ctest --preset default -L step10
 //
-// The launcher builds it with -D TILE=N -D LOG2_TILE=log2(N), and runs one
-// work-group per pair of tiles, in one dimension, of any size.
+// The launcher builds it with -D TILE=N -D LOG2_TILE=log2(N) -D ITEMS=size,
+// and runs one work-group of ITEMS work-items per pair of tiles, in one
+// dimension.
 //
 // Step 10: correlation by overlap-save, each tile's transform in local
 // memory. Step 9 transforms the whole image at once, so each axis of its
@@ -27,9 +28,10 @@
 // correlating A + iB gives (A corr K) + i (B corr K): the real part of the
 // result is A's output and the imaginary part B's, with no unpacking.
 //
-// The launcher sets TILE (N, a power of two) and LOG2_TILE, and passes the
-// filter's spectrum (conj(DFT(K)) / N^2, computed once on the host) and the
-// twiddles W^j = exp(-2 pi i j / N), j < N/2.
+// The launcher sets TILE (N, a power of two), LOG2_TILE and ITEMS (the
+// work-group's size), and passes the filter's spectrum (conj(DFT(K)) / N^2,
+// computed once on the host) and the twiddles W^j = exp(-2 pi i j / N),
+// j < N/2.
 
 #define N TILE
 #define PITCH (N + N / 8)  // padding: see at()
@@ -40,13 +42,19 @@ float2 conj2(float2 a) { return (float2)(a.x, -a.y); }
 
 // v with its LOG2_TILE bits in reverse order: the position decimation in
 // time reads point v from, and where decimation in frequency leaves it.
+// Five swaps reverse all 32 bits (neighbouring bits, then pairs, nibbles,
+// bytes and halves), and the shift keeps the top LOG2_TILE: fewer
+// operations than a loop over the bits, which on PoCL cost a few percent
+// of the whole kernel. The first and last passes call it once per
+// butterfly, not once per point (load_first_pass).
 int reverse_bits(int v) {
-  int r = 0;
-  for (int b = 0; b < LOG2_TILE; ++b) {
-    r = (r << 1) | (v & 1);
-    v >>= 1;
-  }
-  return r;
+  uint r = (uint)v;
+  r = ((r >> 1) & 0x55555555u) | ((r & 0x55555555u) << 1);
+  r = ((r >> 2) & 0x33333333u) | ((r & 0x33333333u) << 2);
+  r = ((r >> 4) & 0x0F0F0F0Fu) | ((r & 0x0F0F0F0Fu) << 4);
+  r = ((r >> 8) & 0x00FF00FFu) | ((r & 0x00FF00FFu) << 8);
+  r = (r >> 16) | (r << 16);
+  return (int)(r >> (32 - LOG2_TILE));
 }
 
 // Element e of line l: a row pass (rows = 1) walks along x in row l, a
@@ -133,12 +141,23 @@ void butterfly_of(int q, const int R, const int s, int rows, int* line, int* bas
   *base = (j - *k) * R + *k;
 }
 
-// One pass over every line, local memory to local memory.
-void pass(__local float2* t, __local const float2* w, int rows, const int p, const int inverse) {
-  const int R = pass_radix(p), s = pass_span(p);
-  for (int q = get_local_id(0); q < N * N / R; q += get_local_size(0)) {
+// Work-item get_local_id(0) does butterflies q = id, id + ITEMS, ... of
+// a pass. ITEMS is a constant, so the loop's count is one too, which PoCL
+// turns into faster code on a CPU than a loop to get_local_size(0).
+#define ROUNDS(count) (((count) + ITEMS - 1) / ITEMS)
+
+// One pass, local memory to local memory: every line, or in the inverse
+// row passes only the rows the output reads. Those are the rows
+// rev(r), r < lines (row rev(r) holds output row r: store_last_pass), so
+// the lines of r >= lines, whose outputs the wrap reaches, are skipped.
+void pass(__local float2* t, __local const float2* w, int rows, const int p, const int inverse, const int lines) {
+  const int R = pass_radix(p), s = pass_span(p), count = lines * (N / R);
+  for (int i = 0; i < ROUNDS(N * N / R); ++i) {
+    const int q = get_local_id(0) + i * ITEMS;
+    if (q >= count) break;
     int line, base, k;
     butterfly_of(q, R, s, rows, &line, &base, &k);
+    if (rows && inverse) line = reverse_bits(line);
     float2 v[8];
 #pragma unroll
     for (int m = 0; m < R; ++m) v[m] = t[at(line, base + m * s, rows)];
@@ -157,19 +176,24 @@ void pass(__local float2* t, __local const float2* w, int rows, const int p, con
 // Point base + m s of row r holds pixel (stride rev(base + m s) + sx,
 // stride rev(r) + sy) of the tile: the bit-reversed order decimation in
 // time starts from. stride is 1 in convolve (every pixel of the tile) and
-// 2 in convolve_split (one of its four sub-tiles).
+// 2 in convolve_split (one of its four sub-tiles). The low log2 R bits of
+// base are 0 and m < R, so rev(base + m) = rev(base) + rev(m): one reversal
+// per butterfly, and rev(m), m unrolled, a constant. (A reversal per point
+// costs a GPU time: its loop is integer work on every point read.)
 void load_first_pass(__local float2* t, __local const float2* w, __global const float* input,
                      const int in_width, const int in_height, const int ox, const int oy, const int valid,
                      const int stride, const int sx, const int sy) {
   const int R = pass_radix(0);
-  for (int q = get_local_id(0); q < N * N / R; q += get_local_size(0)) {
+  for (int i = 0; i < ROUNDS(N * N / R); ++i) {
+    const int q = get_local_id(0) + i * ITEMS;
+    if (q >= N * N / R) break;
     int line, base, k;
     butterfly_of(q, R, 1, 1, &line, &base, &k);
-    const int gy = oy + stride * reverse_bits(line) + sy;
+    const int gy = oy + stride * reverse_bits(line) + sy, rb = reverse_bits(base);
     float2 v[8];
 #pragma unroll
     for (int m = 0; m < R; ++m) {
-      const int x = stride * reverse_bits(base + m) + sx, ga = ox + x, gb = ox + valid + x;
+      const int x = stride * (rb + reverse_bits(m)) + sx, ga = ox + x, gb = ox + valid + x;
       v[m] = (float2)(0.0f, 0.0f);
       if (gy < in_height) {
         if (ga < in_width) v[m].x = input[gy * in_width + ga];
@@ -183,25 +207,29 @@ void load_first_pass(__local float2* t, __local const float2* w, __global const 
   barrier(CLK_LOCAL_MEM_FENCE);
 }
 
-// The last inverse row pass, and the write: point base + m of row r is
-// output (stride rev(base + m) + sx, stride rev(r) + sy) of the tile; those
-// under V in both are the ones the wrap cannot reach.
+// The last inverse row pass, and the write: point base + m of row rev(r)
+// is output (stride rev(base + m) + sx, stride r + sy) of the tile; those
+// under V in both are the ones the wrap cannot reach. Only the rows
+// r < lines (under V) are done, as in the other inverse row passes.
 void store_last_pass(__local const float2* t, __local const float2* w, __global float* output,
                      const int out_width, const int out_height, const int ox, const int oy, const int valid,
-                     const int stride, const int sx, const int sy) {
-  const int R = pass_radix(0);
-  for (int q = get_local_id(0); q < N * N / R; q += get_local_size(0)) {
-    int line, base, k;
-    butterfly_of(q, R, 1, 1, &line, &base, &k);
+                     const int stride, const int sx, const int sy, const int lines) {
+  const int R = pass_radix(0), count = lines * (N / R);
+  for (int i = 0; i < ROUNDS(N * N / R); ++i) {
+    const int q = get_local_id(0) + i * ITEMS;
+    if (q >= count) break;
+    int r, base, k;
+    butterfly_of(q, R, 1, 1, &r, &base, &k);
+    const int line = reverse_bits(r), rb = reverse_bits(base);
     float2 v[8];
 #pragma unroll
     for (int m = 0; m < R; ++m) v[m] = t[at(line, base + m, 1)];
     dif(v, w, R, 1, k);
-    const int y = stride * reverse_bits(line) + sy, gy = oy + y;
-    if (y >= valid || gy >= out_height) continue;
+    const int y = stride * r + sy, gy = oy + y;
+    if (y >= valid || gy >= out_height) continue;  // (y < valid when lines is)
 #pragma unroll
     for (int m = 0; m < R; ++m) {
-      const int x = stride * reverse_bits(base + m) + sx;
+      const int x = stride * (rb + reverse_bits(m)) + sx;
       if (x >= valid) continue;
       if (ox + x < out_width) output[gy * out_width + ox + x] = v[m].x;
       if (ox + valid + x < out_width) output[gy * out_width + ox + valid + x] = v[m].y;
@@ -209,7 +237,7 @@ void store_last_pass(__local const float2* t, __local const float2* w, __global 
   }
 }
 
-#ifndef ITEMS
+#ifndef SPLIT
 // One work-group per pair of tiles: pair p is tiles 2 (p % pairs_x) and
 // 2 (p % pairs_x) + 1 of tile row p / pairs_x. Each tile's V x V outputs
 // start at its index times V; its input, N x N, starts at the same place
@@ -221,7 +249,8 @@ void store_last_pass(__local const float2* t, __local const float2* w, __global 
 // the filter's spectrum and the first inverse column pass are one pass (the
 // two passes work on the same points of a column); and the last inverse
 // row pass writes the outputs straight from registers.
-__kernel void convolve(__global const float* input,   // the padded image
+__kernel __attribute__((reqd_work_group_size(ITEMS, 1, 1))) void convolve(
+                       __global const float* input,   // the padded image
                        const int in_width, const int in_height,
                        __global float* output,         // out_width x out_height
                        const int out_width, const int out_height,
@@ -242,16 +271,18 @@ __kernel void convolve(__global const float* input,   // the padded image
   // (rev(x), rev(y)): store it with at(rev(y), rev(x), 1), or run the first
   // row pass on it in registers, as load_first_pass(..., 1, 0, 0) does (then
   // start TODO 4 at p = 1). Barrier.
-  // TODO 4. Forward: every row pass (pass(t, w, 1, p, 0), p = 0 ..
+  // TODO 4. Forward: every row pass (pass(t, w, 1, p, 0, N), p = 0 ..
   // PASSES - 1), then every column pass (rows = 0).
   // TODO 5. The product: point (x, y), at t[at(y, x, 1)] (natural order
   // now), times filter_spectrum[y N + x]. Barrier.
   // TODO 6. Inverse: the column passes, then the row passes, in the reverse
-  // order (p = PASSES - 1 .. 0, inverse = 1).
+  // order (p = PASSES - 1 .. 0, inverse = 1; lines = N, or V in the row
+  // passes: only the rows the output reads).
   // TODO 7. Write: output (x, y) of the pair is at at(rev(y), rev(x), 1);
   // x, y < V only, and inside the output: the real part to the first
   // tile's output, the imaginary part to the second's. store_last_pass
-  // does the last inverse row pass (p = 0) and this write.
+  // (..., 1, 0, 0, V) does the last inverse row pass (p = 0) and this
+  // write.
 }
 
 #else
@@ -268,8 +299,8 @@ __kernel void convolve(__global const float* input,   // the padded image
 // backwards gives each sub-tile's share of the inverse, which goes back
 // through local memory to the outputs (2 x + s, 2 y + p).
 //
-// ITEMS, set by the launcher, is the work-group's size; BUTTERFLIES, how
-// many butterflies of the last column pass each work-item does. Its
+// The launcher defines SPLIT for this kernel. BUTTERFLIES is how many
+// butterflies of the last column pass each work-item does. Its
 // registers hold 32 points per butterfly. reqd_work_group_size tells the
 // compiler the size, so that it budgets registers for exactly that many
 // work-items: NVIDIA's otherwise assumes 256 of them and gives each more
