@@ -179,7 +179,7 @@ void pass(__local float2* t, __local const float2* w, int rows, const int p, con
 // 2 in convolve_split (one of its four sub-tiles). The low log2 R bits of
 // base are 0 and m < R, so rev(base + m) = rev(base) + rev(m): one reversal
 // per butterfly, and rev(m), m unrolled, a constant. (A reversal per point
-// costs a GPU time: its loop is integer work on every point read.)
+// was a measurable share of the H100's time: integer work on every point.)
 void load_first_pass(__local float2* t, __local const float2* w, __global const float* input,
                      const int in_width, const int in_height, const int ox, const int oy, const int valid,
                      const int stride, const int sx, const int sy) {
@@ -226,7 +226,7 @@ void store_last_pass(__local const float2* t, __local const float2* w, __global 
     for (int m = 0; m < R; ++m) v[m] = t[at(line, base + m, 1)];
     dif(v, w, R, 1, k);
     const int y = stride * r + sy, gy = oy + y;
-    if (y >= valid || gy >= out_height) continue;  // (y < valid when lines is)
+    if (y >= valid || gy >= out_height) continue;  // y < valid: for lines = N
 #pragma unroll
     for (int m = 0; m < R; ++m) {
       const int x = stride * (rb + reverse_bits(m)) + sx;
