@@ -17,7 +17,8 @@
 # kernels' ptxas report (fft-tiled-TAG.txt). fft-tiled-floor: the 64-point
 # tile's kernel beside copies of it built from convolve.cl with parts taken
 # out (no transform passes: only the tiles' load and store; no reads of the
-# spectrum; no reads of the image), F = 7, 15 and 31 on 8192x8192
+# spectrum; no reads of the image) and as it was before its inverse row
+# passes skipped the rows nobody reads (every-row), F = 7, 15 and 31 on 8192x8192
 # (fft-tiled-floor-TAG.csv). verify: the conformance suite and a few timed
 # runs of every step, the bank and the volume (verify-kernels-TAG.txt), a quick check
 # that a change to the kernels or launchers kept them correct and as fast. TAG names the device in the CSVs' names

@@ -48,9 +48,9 @@ def main():
                            "v[m] = v[m] * 0.5f;", "no-spectrum"),
         "no-image": cut(src, "      if (gy < in_height) {\n        if (ga < in_width)",
                         "      if (gy < 0) {\n        if (ga < in_width)", "no-image"),
-        "every-row": cut(cut(src, "pass(t, w, 1, p, 1, lines);\n\n  // 5.", "pass(t, w, 1, p, 1, N);\n\n  // 5.",
+        "every-row": cut(cut(src, "pass(t, w, 1, p, 1, valid);  // rows y < V only\n", "pass(t, w, 1, p, 1, N);\n",
                              "every-row"),
-                         "ox, oy, valid, 1, 0, 0, lines);", "ox, oy, valid, 1, 0, 0, N);", "every-row"),
+                         "ox, oy, valid, 1, 0, 0, valid);", "ox, oy, valid, 1, 0, 0, N);", "every-row"),
     }
     what = {"every-row": "a correlation, every row of the inverse transform done"}
     for name, text in probes.items():

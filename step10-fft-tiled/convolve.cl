@@ -248,7 +248,6 @@ __kernel __attribute__((reqd_work_group_size(ITEMS, 1, 1))) void convolve(
   const int lid = get_local_id(0), items = ITEMS;
   const int pair = get_group_id(0);
   const int ox = 2 * (pair % pairs_x) * valid, oy = (pair / pairs_x) * valid;
-  const int lines = min(N, valid);  // the rows the output reads (pass)
   for (int j = lid; j < N / 2; j += items) w[j] = twiddles[j];
   barrier(CLK_LOCAL_MEM_FENCE);
 
@@ -286,10 +285,10 @@ __kernel __attribute__((reqd_work_group_size(ITEMS, 1, 1))) void convolve(
 #pragma unroll
   for (int p = PASSES - 2; p >= 0; --p) pass(t, w, 0, p, 1, N);
 #pragma unroll
-  for (int p = PASSES - 1; p >= 1; --p) pass(t, w, 1, p, 1, lines);
+  for (int p = PASSES - 1; p >= 1; --p) pass(t, w, 1, p, 1, valid);  // rows y < V only
 
   // 5. The last inverse row pass, and the write.
-  store_last_pass(t, w, output, out_width, out_height, ox, oy, valid, 1, 0, 0, lines);
+  store_last_pass(t, w, output, out_width, out_height, ox, oy, valid, 1, 0, 0, valid);
 }
 
 #else
@@ -400,7 +399,7 @@ __kernel __attribute__((reqd_work_group_size(ITEMS, 1, 1))) void convolve_split(
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     // Sub-tile rows rev(r) with 2 r + (ps >> 1) < valid: the output reads them.
-    const int lines = min(N, (valid - (ps >> 1) + 1) / 2);
+    const int lines = (valid - (ps >> 1) + 1) / 2;  // at most N: valid <= 2N
 #pragma unroll
     for (int p = PASSES - 2; p >= 0; --p) pass(t, w, 0, p, 1, N);
 #pragma unroll
