@@ -7,8 +7,8 @@
 # Writes the CSVs and logs into $OUT. Each part runs even if another fails;
 # PARTS picks some: tour conformance seed001 seed000 seed004 vector blocks
 # unroll tuning inline perf kernelinfo ptxmix buildtime torch cupy cufft bank
-# volume histogram histpeers verify crossover fft-tiled fft-tiled-floor
-# (default: the first five). crossover: bench/crossover.sh (steps 7 to 10
+# volume histogram histpeers verify crossover separable-box fft-tiled
+# fft-tiled-floor (default: the first five). crossover: bench/crossover.sh (steps 7 to 10
 # against F on 8192x8192), step 8's fused kernels beside its passes
 # (experiments.sh separable-strip) and torch's conv2d over the same widths,
 # in one run (crossover-TAG.csv, separable-strip-TAG.csv,
@@ -161,6 +161,8 @@ for part in ${PARTS:-tour conformance seed001 seed000 seed004}; do
       bench/experiments.sh separable-strip "$tag" 2>> "$log"
       python3 bench/torch_conv2d.py --size 8192x8192 --filters 3,5,7,9,11,15,21,31,45,63 \
         > "$OUT/torch-crossover-$tag.csv" 2>> "$log" ;;
+    separable-box)  # step 8's box kernel beside its passes (experiments.sh separable-box)
+      bench/experiments.sh separable-box "$tag" 2>> "$log" ;;
     fft-tiled)  # step 10: every tile that fits, four work-groups; --verify; ptxas
       build/bin/sweep --steps 10 --images 8192x8192 --filters random:3,random:7,random:15,random:31,random:45,random:63 \
         --set tile=16,32,64,128 --wgs 64x1,128x1,256x1,512x1 --reps 10 --no-check --output "$OUT/fft-tiled-$tag.csv" 2>> "$log"

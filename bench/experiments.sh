@@ -74,6 +74,10 @@
 #            $DIRECT_ROUNDS times (default 3) and each row's median of the
 #            rounds kept (a 2-core machine's launches come in two speeds):
 #            the sweep behind a CPU's default of no tile at F = 3
+#   separable-box  step 8's box kernel (--fused-kernel box) at work-groups
+#            128x1 and 256x1, beside its passes and its default (auto),
+#            box:3 to box:63 on $BLOCKS_IMAGE (default 8192x8192): the sweep
+#            behind a box's default work-group
 #   fft-product  step 9's spectra product apart or inside VkFFT's
 #            convolution mode, smooth and power-of-two sizes, F = 3, 31, 63
 #   fft-tuning  step 9 at random:31 on $FFT_IMAGE (default 8192x8192) with
@@ -254,6 +258,16 @@ case "$name" in
       --set block=4x4,4x8 --set unroll=on,off --reps "$reps" --no-check --output "${out%.csv}.part3.csv" "$@"
     { cat "${out%.csv}.part1.csv"; tail -n +2 "${out%.csv}.part2.csv"; tail -n +2 "${out%.csv}.part3.csv"; } > "$out"
     rm -f "${out%.csv}".part[1-3].csv ;;
+  separable-box)
+    image="${BLOCKS_IMAGE:-8192x8192}" reps="${BLOCKS_REPS:-10}"
+    filters=box:3,box:5,box:7,box:9,box:11,box:15,box:21,box:31,box:45,box:63
+    "$sweep" --steps 8 --variants passes,fused --images "$image" --filters "$filters" --wgs auto --reps "$reps" \
+      --no-check --output "$tmp.1.csv" "$@"
+    "$sweep" --steps 8 --variants fused --images "$image" --filters "$filters" --wgs 128x1,256x1 \
+      --set fused-kernel=box --reps "$reps" --no-check --output "$tmp.2.csv" "$@"
+    { cat "$tmp.1.csv"; tail -n +2 "$tmp.2.csv"; } > "$tmp"
+    rm -f "$tmp.1.csv" "$tmp.2.csv"
+    mv "$tmp" "$out" ;;
   fft-product) exec "$sweep" --steps 9 --images "${BLOCKS_IMAGE:-8192x8192}" \
              --filters random:3,random:31,random:63 --set product=separate,fused --set size=smooth,pow2 \
              --reps "${BLOCKS_REPS:-10}" --no-check --output "$out" "$@" ;;

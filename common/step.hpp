@@ -93,9 +93,9 @@ class Step {
   // The launcher: buffers, program, kernel, ranges, and how to run and read.
   virtual Launch prepare(DeviceContext& device, const Problem& problem,
                          const RunOptions& options) = 0;
-  // The work-group shape `--wg auto` (the default) gives this step, for a
-  // filter this wide and the step's own options.
-  virtual std::pair<int, int> default_work_group(const DeviceFacts&, int /*filter_width*/,
+  // The work-group shape `--wg auto` (the default) gives this step, for
+  // this filter and the step's own options.
+  virtual std::pair<int, int> default_work_group(const DeviceFacts&, const Filter& /*filter*/,
                                                  const RunOptions& /*options*/) const {
     return {16, 16};
   }

@@ -114,7 +114,7 @@ int run_and_report(Step& step, const StepCommand& c, RunOptions& run, const Prob
                                 " s while the kernel was being built: the OpenCL compiler did not finish");
     device = std::make_unique<DeviceContext>(c.device.choice);
     if (c.wg == "auto")
-      std::tie(run.wg_x, run.wg_y) = step.default_work_group(device->facts(), problem.filter.width, run);
+      std::tie(run.wg_x, run.wg_y) = step.default_work_group(device->facts(), problem.filter, run);
     result = run_step(step, *device, problem, run, c.reps);
   }
 

@@ -55,8 +55,9 @@ class ThisStep : public Step {
   // layout keeps 32 points in registers per butterfly of its last column
   // pass, so it gets one butterfly per work-item: (N/2)^2 / 8 (512 for
   // the 128-point tile, 1.5x faster than 256 on the H100).
-  std::pair<int, int> default_work_group(const DeviceFacts& facts, int filter_width,
+  std::pair<int, int> default_work_group(const DeviceFacts& facts, const Filter& filter,
                                          const RunOptions& options) const override {
+    const int filter_width = filter.width;
     TileChoice choice;
     try {
       choice = tile_for(options, filter_width, facts.local_mem_bytes);

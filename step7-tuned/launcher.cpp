@@ -65,7 +65,8 @@ class ThisStep : public Step {
   }
   std::string embedded_source() const override { return embedded::CLCONV_STEP_KERNEL; }
   // The tuned winner's work-group, else the default's.
-  std::pair<int, int> default_work_group(const DeviceFacts& facts, int filter_width, const RunOptions&) const override {
+  std::pair<int, int> default_work_group(const DeviceFacts& facts, const Filter& filter, const RunOptions&) const override {
+    const int filter_width = filter.width;
     const TunedConfig c = stored_winner(facts, filter_width).value_or(documented_defaults(facts, filter_width));
     return {c.wg_x, c.wg_y};
   }

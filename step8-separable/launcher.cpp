@@ -38,6 +38,18 @@ constexpr Shape2 kStripFused{4, 8};
 // rows per block, but a term of a higher rank repeats it too
 // (separable-strip-h100.csv).
 constexpr int kStripFrom = 15;
+// The box kernel (convolve_fused_box): its work-group on a GPU, the column
+// sums it keeps per column batch, and the strips down the image per
+// compute unit it is launched with.
+constexpr int kBoxGroup = 256;
+constexpr int kBoxWideFrom = 31;
+// A box runs the box kernel from this width on (below it, what another
+// rank-1 filter runs): on a GPU the fused kernel without a tile is faster
+// up to F = 7; on a CPU the passes up to 15 (separable-box-h100.csv; the
+// CPU's runs in docs/step8-separable.md).
+int box_from(const DeviceFacts& facts) { return facts.is_gpu ? 9 : 21; }
+constexpr int kBoxBatch = 32;
+constexpr int kBoxGroupsPerUnit = 4;
 // The strip kernel's row pass: outputs per task.
 constexpr int kStripRowBlock = 8;
 constexpr bool kGpuRowsDirect = true;
@@ -46,9 +58,49 @@ std::string block_text(Shape2 b) { return std::to_string(b.x) + "x" + std::to_st
 
 // The fused variant's kernels (--fused-kernel): convolve_fused,
 // convolve_fused_direct, convolve_fused_strip.
-enum class FusedKernel { tile, direct, strip };
+enum class FusedKernel { tile, direct, strip, box };
 const char* fused_kernel_name(FusedKernel k) {
-  return k == FusedKernel::tile ? "tile" : k == FusedKernel::direct ? "direct" : "strip";
+  return k == FusedKernel::tile ? "tile" : k == FusedKernel::direct ? "direct" : k == FusedKernel::strip ? "strip" : "box";
+}
+
+// The box kernel's geometry for a work-group of `group` work-items (one
+// column each) and width F: WIDTH outputs across a strip (a multiple of 4,
+// WIDTH + F - 1 <= group), RUNS runs of F rows per unrolled step (a
+// batch's worth when F is small), RUN_X outputs per row-pass task (a
+// multiple of 4 dividing WIDTH). Each of kBoxBatch rows has WIDTH / RUN_X
+// tasks, at most one per work-item: the widest strip whose tasks keep at
+// least three quarters of the work-items busy (WIDTH 244, the widest for
+// F = 11 and 256 work-items, has only 4 and 244 to divide it by: 32 tasks
+// of 244 outputs, and 224 work-items idle in the row pass).
+struct BoxShape {
+  int width = 0, runs = 1, run_x = 4;
+  int rows(int F) const { return runs * F; }
+  // __local floats: kBoxBatch column sums per column, or kBoxBatch rows of
+  // outputs on their way out, whichever is more.
+  std::size_t local_floats(int F) const {
+    return std::max<std::size_t>(static_cast<std::size_t>(width + F - 1) * (kBoxBatch + 1),
+                                 static_cast<std::size_t>(kBoxBatch) * (width + 1));
+  }
+};
+BoxShape box_shape(int group, int F) {
+  BoxShape s;
+  s.runs = std::max(1, kBoxBatch / F);
+  for (int width = (group - F + 1) / 4 * 4; width >= 4; width -= 4) {
+    int run_x = 4;
+    while (run_x <= width && (width % run_x != 0 || kBoxBatch * (width / run_x) > group)) run_x += 4;
+    if (run_x > width) continue;
+    const int tasks = kBoxBatch * (width / run_x);
+    if (4 * tasks >= 3 * group || width == 4) {
+      s.width = width, s.run_x = run_x;
+      break;
+    }
+  }
+  if (s.width < 4 || kBoxBatch * (s.width / s.run_x) > group)
+    throw UsageError("the box kernel needs a work-group of at least max(F + 3, " + std::to_string(kBoxBatch) +
+                     ") = " + std::to_string(std::max(F + 3, kBoxBatch)) +
+                     " work-items (one per column of a strip and its halo, one per row-pass task), not " +
+                     std::to_string(group));
+  return s;
 }
 
 // The strip kernel's ring of row sums for a work-group of wg_x x wg_y and
@@ -59,11 +111,22 @@ std::size_t strip_ring_bytes(int wg_x, int wg_y, Shape2 b, int F) {
   return sizeof(float) * static_cast<std::size_t>(wg_x) * b.x * strip_ring_rows(wg_y, b, F);
 }
 
+// A rank-1 filter whose row weights are all one number and column weights
+// too: a box. (The SVD of a box gives equal floats; a filter that merely
+// looks like one is taken at its exact weights.)
+bool equal_weights(const SeparableFilter& s) {
+  auto all_one = [](const std::vector<float>& w) {
+    return std::all_of(w.begin(), w.end(), [&](float x) { return x == w.front(); });
+  };
+  return s.rank == 1 && all_one(s.rows[0]) && all_one(s.columns[0]);
+}
+
 // What the settings resolve to for one filter on one device.
 struct Choices {
   bool fused = false;
   bool rows_direct = false, columns_direct = false;  // variant passes: convolve_direct
   FusedKernel fused_kernel = FusedKernel::tile;      // variant fused: which kernel
+  bool box() const { return fused && fused_kernel == FusedKernel::box; }
   Shape2 b{4, 1}, cb{4, 1};                          // the row pass's (and fused's), the column pass's
   bool unroll = true;
 };
@@ -81,7 +144,18 @@ class ThisStep : public Step {
   }
   // auto: the faster of the two for this filter's width and rank on this
   // device type (fused_wins below).
-  std::pair<int, int> default_work_group(const DeviceFacts& facts, int, const RunOptions&) const override {
+  std::pair<int, int> default_work_group(const DeviceFacts& facts, const Filter& filter,
+                                         const RunOptions& options) const override {
+    // The box kernel: a row of work-items (any shape runs as one row of
+    // W x H), one per column; on a GPU half as many above F = 31
+    // (bench/experiments.sh separable-box).
+    RunOptions o = options;
+    o.wg_x = 32, o.wg_y = 4;
+    try {
+      if (choose(facts, o, separate(filter)).box())
+        return {facts.is_gpu && filter.width > kBoxWideFrom ? kBoxGroup / 2 : kBoxGroup, 1};
+    } catch (const Error&) {  // prepare() says what is wrong
+    }
     // bench/experiments.sh separable-blocks (GPU) and the CPU's one-run ratios
     // (docs/step8-separable.md).
     return facts.is_gpu ? std::pair<int, int>{32, 4} : std::pair<int, int>{32, 8};
@@ -102,10 +176,15 @@ class ThisStep : public Step {
                              "(convolve_fused_direct, through the caches; default block " + block_text(kDirectFused) +
                              " below F = 15, taller above), strip (convolve_fused_strip, a work-group walking down "
                              "a strip with a ring of row sums in local memory; default block " +
-                             block_text(kStripFused) + ", shorter where the ring would not fit), or auto "
-                             "(on a GPU strip for a rank-1 filter from F = " + std::to_string(kStripFrom) +
+                             block_text(kStripFused) + ", shorter where the ring would not fit), box "
+                             "(convolve_fused_box, a box filter only: column sums in registers, then the rows, adds "
+                             "only; its work-group WxH runs as one row of W*H work-items; default " +
+                             std::to_string(kBoxGroup) + "x1, " +
+                             std::to_string(kBoxGroup / 2) + "x1 on a GPU above F = " + std::to_string(kBoxWideFrom) +
+                             "), or auto (box for a box from F = 9 on a GPU, 21 on a CPU; on a GPU strip for "
+                             "another rank-1 filter from F = " + std::to_string(kStripFrom) +
                              ", direct otherwise; tile on a CPU)",
-             "auto", {}, {"direct", "strip"}, one_of({"auto", "tile", "direct", "strip"}), {"auto", "fused"}},
+             "auto", {}, {"direct", "strip"}, one_of({"auto", "tile", "direct", "strip", "box"}), {"auto", "fused"}},
             {"column-block", "The column pass's outputs per work-item WxH (variant passes; default: "
                              "the first of 4x16, 4x8 (on a GPU only), 4x4, 4x2, 4x1 that fits local memory; " +
                              block_text(kDirectColumns) + " with --columns direct)", "auto", {}, {"4x8", "4x16"},
@@ -139,14 +218,19 @@ class ThisStep : public Step {
     const int F = problem.filter.width;
     const int out_width = problem.out_width(), out_height = problem.out_height();
     const SeparableFilter terms = separate(problem.filter);
-    const Choices c = choose(device.facts(), options, F, terms.rank);
+    const Choices c = choose(device.facts(), options, terms);
     // The row pass (and the fused kernel) uses block b, the column pass cb.
     const Shape2 b = c.b;
     const Shape2 cb = c.cb;
-    const std::size_t group_w = static_cast<std::size_t>(options.wg_x) * b.x;
-    const std::size_t group_h = static_cast<std::size_t>(options.wg_y) * b.y;
-    const std::size_t column_group_w = static_cast<std::size_t>(options.wg_x) * cb.x;
-    const std::size_t column_group_h = static_cast<std::size_t>(options.wg_y) * cb.y;
+    // The box kernel: a strip box.width outputs wide per work-group, rows one by one.
+    // Its work-group is one row of wg_x * wg_y work-items, one per column.
+    const int box_group = options.wg_x * options.wg_y;
+    BoxShape box;
+    if (c.box()) box = box_shape(box_group, F);
+    const std::size_t group_w = c.box() ? box.width : static_cast<std::size_t>(options.wg_x) * b.x;
+    const std::size_t group_h = c.box() ? 1 : static_cast<std::size_t>(options.wg_y) * b.y;
+    const std::size_t column_group_w = c.box() ? group_w : static_cast<std::size_t>(options.wg_x) * cb.x;
+    const std::size_t column_group_h = c.box() ? 1 : static_cast<std::size_t>(options.wg_y) * cb.y;
     // Whole groups of both passes across; whole column-pass groups down.
     const std::size_t grid_w = round_up(out_width, std::lcm(group_w, column_group_w));
     const std::size_t grid_h = round_up(out_height, c.fused ? group_h : column_group_h);
@@ -156,7 +240,13 @@ class ThisStep : public Step {
     // whole float4s past the image; the output is the grid, grid_w floats
     // per row.
     const int in_pitch = static_cast<int>(round_up(grid_w + F + 2, 32));  // floats per row
-    const std::size_t in_rows = c.fused ? grid_h + F - 1 : mid_rows;
+    // The box kernel's strips: `steps` unrolled steps of box.rows(F) rows
+    // each, `down` strips down; each reads F rows past its outputs.
+    const int box_steps = c.box() ? box_strip_steps(device.facts(), grid_w / group_w, grid_h, box.rows(F)) : 0;
+    const std::size_t box_down = c.box() ? (grid_h + box_steps * box.rows(F) - 1) / (box_steps * box.rows(F)) : 0;
+    const std::size_t in_rows = c.box()  ? box_down * box_steps * box.rows(F) + F
+                                : c.fused ? grid_h + F - 1
+                                          : mid_rows;
     const int out_pitch = static_cast<int>(grid_w);
     const std::size_t out_rows = grid_h;
 
@@ -199,6 +289,9 @@ class ThisStep : public Step {
       }
       check_constant_bytes(device, weights.size() * sizeof(float), rank);
       const bool strip = c.fused_kernel == FusedKernel::strip;
+      const std::string box_defines =
+          " -D BOX -D WIDTH=" + std::to_string(box.width) + " -D BATCH=" + std::to_string(kBoxBatch) +
+          " -D RUN_X=" + std::to_string(box.run_x) + " -D RUNS=" + std::to_string(box.runs);
       cl::Buffer filter =
           launch.buffer(CL_MEM_READ_ONLY, weights.size() * sizeof(float), "the terms' weights");
       cl::copy(queue, weights.cbegin(), weights.cend(), filter);
@@ -207,7 +300,7 @@ class ThisStep : public Step {
           "-D TAPS_X=1 -D TAPS_Y=1" + blocks + (c.fused_kernel == FusedKernel::direct ? " -D DIRECT_PASS" : "") +
               (strip ? " -D STRIP -D RING=" + std::to_string(strip_ring_rows(options.wg_y, b, F)) +
                                    " -D ROW_BLOCK=" + std::to_string(strip_row_block(group_w))
-                             : ""),
+                             : "") + (c.box() ? box_defines : ""),
           label(options));
       require_convolve(program, options);
 
@@ -215,7 +308,25 @@ class ThisStep : public Step {
       const cl::NDRange global(grid_w / b.x, grid_h / b.y);
 
       // 4. Run: one kernel, both passes of every term.
-      if (strip) {  // down a strip, its row sums in a ring in local memory
+      if (c.box()) {  // a box: column sums in registers, then the rows
+        cl::KernelFunctor<cl::Buffer, cl::Buffer, cl::Buffer, int, int, int, int, cl::LocalSpaceArg> fused(
+            make_kernel(program, "convolve_fused_box", label(options)));
+        check_work_group(device, fused.getKernel(), box_group, 1);
+        const std::size_t batch_bytes = sizeof(float) * box.local_floats(F);
+        check_local_memory(device, fused.getKernel(), batch_bytes,
+                           "the box kernel's " + std::to_string(kBoxBatch) + " column sums of " +
+                               std::to_string(box.width + F - 1) + " columns (work-group " + wg + ", filter " +
+                               std::to_string(F) + ")");
+        const cl::NDRange strips(grid_w / group_w * box_group, box_down);
+        const cl::LocalSpaceArg batch = cl::Local(batch_bytes);
+        const int rows = static_cast<int>(grid_h), steps = box_steps;
+        launch.run = [=, &queue]() mutable {
+          return fused(cl::EnqueueArgs(queue, strips, cl::NDRange(box_group, 1)), input, filter, output, in_pitch,
+                       out_pitch, steps, rows, batch);
+        };
+        launch.note = "strips " + std::to_string(box.width) + " wide and " + std::to_string(box_steps * box.rows(F)) +
+                      " rows high, adds only";
+      } else if (strip) {  // down a strip, its row sums in a ring in local memory
         cl::KernelFunctor<cl::Buffer, cl::Buffer, cl::Buffer, int, int, int, int, int, cl::LocalSpaceArg> fused(
             make_kernel(program, "convolve_fused_strip", label(options)));
         check_work_group(device, fused.getKernel(), options.wg_x, options.wg_y);
@@ -363,19 +474,25 @@ class ThisStep : public Step {
     return launch;
   }
 
-  // The settings, resolved for a filter of width F and rank `rank` on a
-  // device with these facts.
-  Choices choose(const DeviceFacts& facts, const RunOptions& options, int F, int rank) const {
+  // The settings, resolved for this filter's terms on a device with these
+  // facts.
+  Choices choose(const DeviceFacts& facts, const RunOptions& options, const SeparableFilter& terms) const {
     Choices c;
+    const int F = terms.width, rank = terms.rank;
+    const bool equal = equal_weights(terms);
     const std::string v = variant(options);
-    c.fused = v == "fused" || (v == "auto" && fused_wins(facts, F, rank));
-    if (c.fused) c.fused_kernel = fused_kernel(facts, options, F, rank);
+    c.fused = v == "fused" || (v == "auto" && fused_wins(facts, F, rank, equal));
+    if (c.fused) c.fused_kernel = fused_kernel(facts, options, F, rank, equal);
+    if (c.box() && !equal)
+      throw UsageError("--fused-kernel box: the filter's weights are not all equal (rank 1, one row weight, "
+                       "one column weight), so it is not a box");
     if (!c.fused) {
       c.rows_direct = direct_pass(options, "rows", facts.is_gpu && kGpuRowsDirect);
       c.columns_direct = direct_pass(options, "columns", facts.is_gpu);
     }
     const bool strip = c.fused && c.fused_kernel == FusedKernel::strip;
-    c.b = strip ? strip_block(facts, options, F)
+    c.b = c.box() ? Shape2{1, 1}
+        : strip ? strip_block(facts, options, F)
                 : block(facts, options, F, c.fused,
                         "block", c.fused ? c.fused_kernel == FusedKernel::direct : c.rows_direct);
     c.cb = c.fused ? c.b : block(facts, options, F, false, "column-block", c.columns_direct);
@@ -392,13 +509,16 @@ class ThisStep : public Step {
     make_kernel(program, "convolve", label(options)).setArg(6, 0);
   }
 
-  // --fused-kernel, or the tuned default: on a GPU the strip for a rank-1
-  // filter from kStripFrom, direct otherwise; on a CPU the tile.
-  FusedKernel fused_kernel(const DeviceFacts& facts, const RunOptions& options, int F, int rank) const {
+  // --fused-kernel, or the tuned default: the box kernel for a box from
+  // box_from(); on a GPU the strip for another rank-1 filter from
+  // kStripFrom, direct otherwise; on a CPU the tile.
+  FusedKernel fused_kernel(const DeviceFacts& facts, const RunOptions& options, int F, int rank, bool equal) const {
     const std::string text = option(options, "fused-kernel");
-    for (FusedKernel k : {FusedKernel::tile, FusedKernel::direct, FusedKernel::strip})
+    for (FusedKernel k : {FusedKernel::tile, FusedKernel::direct, FusedKernel::strip, FusedKernel::box})
       if (text == fused_kernel_name(k)) return k;
-    if (text != "auto") throw UsageError("--fused-kernel must be one of auto, tile, direct, strip, not '" + text + "'");
+    if (text != "auto")
+      throw UsageError("--fused-kernel must be one of auto, tile, direct, strip, box, not '" + text + "'");
+    if (equal && F >= box_from(facts)) return FusedKernel::box;
     if (!facts.is_gpu) return FusedKernel::tile;
     return rank == 1 && F >= kStripFrom ? FusedKernel::strip : FusedKernel::direct;
   }
@@ -424,12 +544,15 @@ class ThisStep : public Step {
   // widths, where the intermediate image's round trip through global memory
   // is the larger cost; a full-rank filter (k column passes re-reading the
   // output) keeps it longer. On a GPU the kernel without the tile or the
-  // strip (kStripFrom) reads the image once and wins longer still: a box up
-  // to F = 21, past which the strip's sums cost more than the passes' extra
-  // trip through memory, a full-rank filter up to 31 (bench/experiments.sh
-  // separable-strip, separable-strip-h100.csv; the crossover,
-  // bench/crossover.sh, crossover-*.csv).
-  static bool fused_wins(const DeviceFacts& facts, int F, int rank) {
+  // strip (kStripFrom) reads the image once and wins longer still: another
+  // rank-1 filter up to F = 21, past which the strip's sums cost more than
+  // the passes' extra trip through memory, a full-rank filter up to 31
+  // (bench/experiments.sh separable-strip, separable-strip-h100.csv; the
+  // crossover, bench/crossover.sh, crossover-*.csv). A box from box_from()
+  // on runs the box kernel: it reads the image once and adds about 6
+  // numbers per output whatever F (bench/experiments.sh separable-box).
+  static bool fused_wins(const DeviceFacts& facts, int F, int rank, bool equal) {
+    if (equal && F >= box_from(facts)) return true;  // the box kernel: one pass, adds only
     if (facts.is_gpu) return rank == 1 ? F <= 21 : F <= 31;
     return rank == 1 ? F <= 3 : F <= 7;
   }
@@ -464,6 +587,17 @@ class ThisStep : public Step {
     const std::size_t groups = 8 * std::max(1u, facts.compute_units);
     const std::size_t down = std::max<std::size_t>(1, groups / std::max<std::size_t>(1, strips_across));
     return static_cast<int>(round_up((rows + down - 1) / down, chunk));
+  }
+
+  // The box kernel's steps down a strip (each box_rows rows): strips tall
+  // enough that the F rows each reads past its outputs are a small part,
+  // short enough for kBoxGroupsPerUnit work-groups per compute unit.
+  static int box_strip_steps(const DeviceFacts& facts, std::size_t strips_across, std::size_t rows,
+                             int box_rows) {
+    const std::size_t groups = kBoxGroupsPerUnit * std::max(1u, facts.compute_units);
+    const std::size_t down = std::max<std::size_t>(1, groups / std::max<std::size_t>(1, strips_across));
+    const std::size_t strip = (rows + down - 1) / down;
+    return static_cast<int>(std::max<std::size_t>(1, (strip + box_rows - 1) / box_rows));
   }
 
   // --block for the strip kernel, or the first of kStripFused and ever
@@ -520,7 +654,7 @@ Step9Defaults step8_default_settings(const DeviceFacts& facts, const Filter& fil
   RunOptions options;
   options.wg_x = wg_x;
   options.wg_y = wg_y;
-  const Choices c = step.choose(facts, options, filter.width, separate(filter).rank);
+  const Choices c = step.choose(facts, options, separate(filter));
   Step9Defaults d;
   d.variant = c.fused ? "fused" : "passes";
   d.settings = {{"block", block_text(c.b)}, {"unroll", c.unroll ? "on" : "off"}};

@@ -154,7 +154,7 @@ TEST_CASE("step8-separable: the configurations the defaults pick on a CPU and on
     int i = 0;
     for (const Filter& f : filters) {
       RunOptions options;
-      std::tie(options.wg_x, options.wg_y) = step->default_work_group(facts, f.width, options);
+      std::tie(options.wg_x, options.wg_y) = step->default_work_group(facts, f, options);
       const Step9Defaults d = step8_default_settings(facts, f, options.wg_x, options.wg_y);
       options.values = d.settings;
       options.values["variant"] = d.variant;
@@ -203,3 +203,58 @@ TEST_CASE("step8-separable: the strip kernel down tall strips, its ring wrapping
     }
 }
 
+
+TEST_CASE("step8-separable: the box kernel at every width, its strips and batches uneven",
+          "[conformance][step8-separable]") {
+  // Widths that give one run per batch (F >= 32: batches of 32 and of
+  // F - 32 rows), several runs per batch (F < 32), a single column (F = 1)
+  // and even widths; work-groups of one row and of 8 x 8 (one row of 64);
+  // images that are a multiple of no strip. The first image is random, the
+  // second a bright patch on zeros: a window of zeros must come out exactly
+  // zero (its bound is zero), which a running sum that subtracts the
+  // leaving input would miss.
+  auto step = find_step("step8-separable");
+  std::mt19937 rng(conv::test::run_seed() + 5);
+  Image patch(97, 150, 0.0f);
+  for (int y = 20; y < 40; ++y)
+    for (int x = 10; x < 50; ++x) patch.pixels[static_cast<std::size_t>(y) * patch.width + x] = 1.0e4f;
+  const std::vector<Image> images = {conv::test::random_image(203, 117, rng), patch};
+  int i = 0;
+  for (int width : {1, 2, 3, 5, 8, 13, 31, 33, 35, 63})
+    for (const auto& [wg_x, wg_y] : {std::pair<int, int>{64, 1}, {8, 8}, {256, 1}}) {
+      if (width + 3 > wg_x * wg_y) continue;
+      const Filter f = parse_filter_spec("box:" + std::to_string(width));
+      const Image& img = images[static_cast<std::size_t>(i++ % 2)];
+      const Border border = i % 3 ? Border::zero : Border::clamp;
+      RunOptions options;
+      options.values["variant"] = "fused";
+      options.values["fused-kernel"] = "box";
+      options.wg_x = wg_x, options.wg_y = wg_y;
+      conv::test::use_student_kernel("step8-separable", options);
+      const Problem problem = make_problem(img, f, border);
+      const RunResult r = run_step(*step, conv::test::device(), problem, options, 0);
+      const Comparison cmp = step->compare(r.output, problem, reference_correlate(problem.padded, f));
+      INFO(f.name << ", wg " << wg_x << "x" << wg_y << ", " << img.width << "x" << img.height << ", border "
+                  << border_name(border) << ": " << cmp.describe() << "; " << conv::test::seed_note());
+      CHECK(cmp.passed());
+    }
+}
+
+TEST_CASE("step8-separable: a box runs the box kernel, and only a box can", "[conformance][step8-separable]") {
+  auto step = find_step("step8-separable");
+  std::mt19937 rng(conv::test::run_seed() + 6);
+  const Image img = conv::test::random_image(70, 45, rng);
+  auto run = [&](const std::string& spec, const std::string& kernel) {
+    RunOptions options;
+    options.values["variant"] = "auto";
+    if (!kernel.empty()) options.values["variant"] = "fused", options.values["fused-kernel"] = kernel;
+    const Problem problem = make_problem(img, parse_filter_spec(spec), Border::zero);
+    std::tie(options.wg_x, options.wg_y) = step->default_work_group(conv::test::device().facts(), problem.filter, options);
+    conv::test::use_student_kernel("step8-separable", options);
+    return run_step(*step, conv::test::device(), problem, options, 0);
+  };
+  CHECK_THAT(run("box:21", "").note, Catch::Contains("adds only"));  // auto: from F = 9 on a GPU, 21 on a CPU
+  CHECK_THAT(run("gaussian:21", "").note, !Catch::Contains("adds only"));
+  CHECK_THROWS_AS(run("gaussian:9", "box"), UsageError);
+  CHECK_THROWS_AS(run("sobel-x", "box"), UsageError);
+}

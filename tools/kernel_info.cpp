@@ -60,7 +60,7 @@ int main(int argc, char** argv) {
       run.kernel_label = kernel_file;
     }
     DeviceContext device(device_options.choice);
-    if (wg == "auto") std::tie(run.wg_x, run.wg_y) = step->default_work_group(device.facts(), filter.width, run);
+    if (wg == "auto") std::tie(run.wg_x, run.wg_y) = step->default_work_group(device.facts(), filter, run);
     run_step(*step, device, make_problem(synthetic_image(64, 64), filter, Border::zero), run, 1);
     const bool nvidia = device.facts().platform.find("NVIDIA") != std::string::npos;
     int n = 0;

@@ -298,7 +298,7 @@ int main(int argc, char** argv) {
                 options.values["variant"] = variant;
                 std::tie(options.wg_x, options.wg_y) =
                     wg_x > 0 ? std::pair<int, int>{wg_x, wg_y}
-                             : step->default_work_group(device.facts(), filter.width, options);
+                             : step->default_work_group(device.facts(), filter, options);
                 options.kernel_source = kernel_source;
                 options.kernel_label = kernel_file;
                 std::cerr << "sweep: [" << done << "/" << total << "] " << step->name() << " "

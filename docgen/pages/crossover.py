@@ -238,9 +238,40 @@ def separable_strip(tag):
             rows[0]["width"], rows[0]["height"]))
 
 
+def separable_box(tag):
+    """Step 8's box kernel at two work-groups beside the passes and the
+    step's default (auto), per box width, with the default's share of the
+    copy limit (one read and one write of the image)."""
+    rows = load("separable-box-" + tag)
+    widths = []
+    for r in rows:
+        if r["filter"] not in widths:
+            widths.append(r["filter"])
+    # The copy bandwidth the sweep measured: a copy-limited row's GB/s over its share.
+    copy = [float(r["gbps"]) * 100 / float(r["pct_limit"]) for r in rows if r["limit"] == "copy"][0]
+    body = []
+    for f in widths:
+        def pick(match):
+            hit = [r for r in rows if r["filter"] == f and match(r)]
+            return hit[0] if hit else None
+        passes = pick(lambda r: r["variant"] == "passes")
+        auto = pick(lambda r: r["variant"] == "fused")
+        b128 = pick(lambda r: "fused-kernel=box" in r["variant"] and r["wg"] == "128x1")
+        b256 = pick(lambda r: "fused-kernel=box" in r["variant"] and r["wg"] == "256x1")
+        line = [f] + [fmt(r["median_ms"]) if r else "-" for r in (passes, b128, b256, auto)]
+        line.append(auto["wg"] if auto else "-")
+        line.append(fmt(100 * float(auto["gbps"]) / copy) if auto else "-")
+        body.append(line)
+    return table(["median ms", "passes", "box, 128x1", "box, 256x1", "default", "its work-group",
+                  "default, % of copy"], body) + \
+        caption(rows, "bench/experiments.sh separable-box " + tag + " --platform NVIDIA") + (
+        "\n{}x{}; the passes at work-group 32x4; *default*: `--variant auto` (the fused kernel without "
+        "a tile below F = 9, the box kernel from 9).\n".format(rows[0]["width"], rows[0]["height"]))
+
+
 GENERATORS = {"crossover": crossover, "which-step": which_step, "separable-fused-widths": separable_fused_widths,
               "separable-unroll": separable_unroll, "separable-blocks": separable_blocks,
-              "separable-strip": separable_strip}
+              "separable-strip": separable_strip, "separable-box": separable_box}
 
 
 def figures(plt):
