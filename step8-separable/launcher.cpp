@@ -659,6 +659,7 @@ Step9Defaults step8_default_settings(const DeviceFacts& facts, const Filter& fil
   d.variant = c.fused ? "fused" : "passes";
   d.settings = {{"block", block_text(c.b)}, {"unroll", c.unroll ? "on" : "off"}};
   if (c.fused) d.settings["fused-kernel"] = fused_kernel_name(c.fused_kernel);
+  if (c.box()) d.settings.erase("block");  // the box kernel has no block of outputs
   if (!c.fused) {
     d.settings["column-block"] = block_text(c.cb);
     d.settings["rows"] = c.rows_direct ? "direct" : "tile";

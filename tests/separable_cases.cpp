@@ -147,6 +147,7 @@ TEST_CASE("step8-separable: the configurations the defaults pick on a CPU and on
   filters.push_back(filter_with_singular_values({1.0, 0.5}, 15, rng));
   filters.push_back(conv::test::random_filter(7, rng));  // full rank: a GPU fuses it
   filters.push_back(conv::test::random_filter(13, rng));
+  for (const char* box : {"box:9", "box:21"}) filters.push_back(parse_filter_spec(box));  // the box kernel from 9 or 21
   for (bool gpu : {false, true}) {
     DeviceFacts facts = device.facts();
     facts.is_gpu = gpu;
