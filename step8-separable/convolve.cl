@@ -453,9 +453,11 @@ void convolve_fused_strip(__global const float* input,   // padded, in_pitch flo
 // rows one by one, row j adds to the prefix sum and takes s[j]'s place
 // once window j has used it, and when the run is read its F values become
 // suffix sums, walking down from s[F - 1]. Each input is read from global
-// memory once per strip (F rows more at its top).
+// memory once per strip (its halo rows, F past its outputs, and its halo
+// columns are read by the strip below or beside it too).
 //
-// Along the rows. Every BATCH column sums of every column go to __local
+// Along the rows. Every batch of up to BATCH rows, the column sums of every
+// column go to __local
 // memory, column by column (a column's sums BATCH + 1 floats apart: no two
 // work-items of a warp on one bank), and the group runs the row pass over
 // them: a task is RUN_X outputs of one row, split the same way. Runs of F
@@ -472,6 +474,9 @@ void convolve_fused_strip(__global const float* input,   // padded, in_pitch flo
 #define COLUMNS (WIDTH + F - 1)  // column sums across: the strip and its halo
 #define PITCH (BATCH + 1)        // floats between two columns' sums in __local memory
 #define ROWS (RUNS * F)          // input rows per unrolled step down the strip
+#if ROWS > 4 * BATCH
+#error "convolve_fused_box writes out at most 4 batches per step (F <= 127 with BATCH = 32)"
+#endif
 
 // The row pass of one batch: rows first_row .. + count - 1 of the output,
 // RUN_X outputs per work-item (BATCH * WIDTH / RUN_X <= GROUP_SIZE of them), a
@@ -561,12 +566,13 @@ void convolve_fused_box(__global const float* input,  // padded, in_pitch floats
                         const int out_pitch,
                         const int steps,              // ROWS output rows each, per strip
                         const int out_rows,           // output rows to write
-                        __local float* columns) {     // COLUMNS x PITCH column sums
+                        __local float* columns) {     // COLUMNS x PITCH column sums, or BATCH rows of outputs
   const int lx = get_local_id(0);
   const int x0 = get_group_id(0) * WIDTH;
   const int top = get_group_id(1) * steps * ROWS;
   const float w = filter[0] * filter[F];
-  // A work-item past the halo reads the last column again and stores nothing.
+  // A work-item past the halo reads the last column again and keeps no
+  // column sum (it still takes its part in the row pass and the stores).
   __global const float* in = input + x0 + min(lx, COLUMNS - 1);
   float s[F];
   // The first run: rows top .. top + F - 1, into suffix sums.
@@ -576,10 +582,12 @@ void convolve_fused_box(__global const float* input,  // padded, in_pitch floats
   for (int j = F - 2; j >= 0; j--) s[j] += s[j + 1];
   for (int y = top; y < top + steps * ROWS; y += ROWS) {
     float p = 0.0f;  // the prefix sum of the run being read
-    // The step's batches, each written out (no barrier under an `if` or in
-    // a loop the compiler might not unroll: PoCL 3.1 ran a version that
-    // flushed a batch from inside the loop over rows, under an `if`, with
-    // a wrong row after every flush; Oclgrind ran it right).
+    // The step's batches, each written out, so that no barrier sits under
+    // an `if` inside the unrolled loop over rows. A version that ran the row
+    // pass from inside that loop, under an `if` every work-item took alike
+    // (legal OpenCL), came out of PoCL 3.1 with the first row after each
+    // batch wrong; Oclgrind ran it right. Not reduced to a report: the
+    // kernel avoids the pattern.
     BOX_BATCH(0);
 #if ROWS > BATCH
     BOX_BATCH(BATCH);

@@ -45,8 +45,9 @@ constexpr int kBoxGroup = 256;
 constexpr int kBoxWideFrom = 31;
 // A box runs the box kernel from this width on (below it, what another
 // rank-1 filter runs): on a GPU the fused kernel without a tile is faster
-// up to F = 7; on a CPU the passes up to 15 (separable-box-h100.csv; the
-// CPU's runs in docs/step8-separable.md).
+// up to F = 7 (separable-box-h100.csv); on a CPU the passes and the box
+// kernel are within a few per cent of each other up to 15, and from 21 the
+// box kernel takes less than half the time (separable-box-pocl.csv).
 int box_from(const DeviceFacts& facts) { return facts.is_gpu ? 9 : 21; }
 constexpr int kBoxBatch = 32;
 constexpr int kBoxGroupsPerUnit = 4;
@@ -153,7 +154,9 @@ class ThisStep : public Step {
     o.wg_x = 32, o.wg_y = 4;
     try {
       if (choose(facts, o, separate(filter)).box())
-        return {facts.is_gpu && filter.width > kBoxWideFrom ? kBoxGroup / 2 : kBoxGroup, 1};
+        return {facts.is_gpu && filter.width > kBoxWideFrom && filter.width + 3 <= kBoxGroup / 2 ? kBoxGroup / 2
+                                                                                               : kBoxGroup,
+                1};
     } catch (const Error&) {  // prepare() says what is wrong
     }
     // bench/experiments.sh separable-blocks (GPU) and the CPU's one-run ratios
@@ -181,7 +184,7 @@ class ThisStep : public Step {
                              "only; its work-group WxH runs as one row of W*H work-items; default " +
                              std::to_string(kBoxGroup) + "x1, " +
                              std::to_string(kBoxGroup / 2) + "x1 on a GPU above F = " + std::to_string(kBoxWideFrom) +
-                             "), or auto (box for a box from F = 9 on a GPU, 21 on a CPU; on a GPU strip for "
+                             " where F + 3 fits it), or auto (box for a box from F = 9 on a GPU, 21 on a CPU; on a GPU strip for "
                              "another rank-1 filter from F = " + std::to_string(kStripFrom) +
                              ", direct otherwise; tile on a CPU)",
              "auto", {}, {"direct", "strip"}, one_of({"auto", "tile", "direct", "strip", "box"}), {"auto", "fused"}},
@@ -549,8 +552,9 @@ class ThisStep : public Step {
   // the passes' extra trip through memory, a full-rank filter up to 31
   // (bench/experiments.sh separable-strip, separable-strip-h100.csv; the
   // crossover, bench/crossover.sh, crossover-*.csv). A box from box_from()
-  // on runs the box kernel: it reads the image once and adds about 6
-  // numbers per output whatever F (bench/experiments.sh separable-box).
+  // on runs the box kernel: it reads each image row once per strip and
+  // adds a handful of numbers per output whatever F (bench/experiments.sh
+  // separable-box).
   static bool fused_wins(const DeviceFacts& facts, int F, int rank, bool equal) {
     if (equal && F >= box_from(facts)) return true;  // the box kernel: one pass, adds only
     if (facts.is_gpu) return rank == 1 ? F <= 21 : F <= 31;

@@ -147,7 +147,7 @@ TEST_CASE("step8-separable: the configurations the defaults pick on a CPU and on
   filters.push_back(filter_with_singular_values({1.0, 0.5}, 15, rng));
   filters.push_back(conv::test::random_filter(7, rng));  // full rank: a GPU fuses it
   filters.push_back(conv::test::random_filter(13, rng));
-  for (const char* box : {"box:9", "box:21"}) filters.push_back(parse_filter_spec(box));  // the box kernel from 9 or 21
+  for (const char* box : {"box:9", "box:21", "box:127"}) filters.push_back(parse_filter_spec(box));  // the box kernel from 9 or 21
   for (bool gpu : {false, true}) {
     DeviceFacts facts = device.facts();
     facts.is_gpu = gpu;
@@ -208,8 +208,9 @@ TEST_CASE("step8-separable: the strip kernel down tall strips, its ring wrapping
 TEST_CASE("step8-separable: the box kernel at every width, its strips and batches uneven",
           "[conformance][step8-separable]") {
   // Widths that give one run per batch (F >= 32: batches of 32 and of
-  // F - 32 rows), several runs per batch (F < 32), a single column (F = 1)
-  // and even widths; work-groups of one row and of 8 x 8 (one row of 64);
+  // F - 32 rows; up to four batches at 100 and 127, the widest filter),
+  // several runs per batch (F < 32), a single column (F = 1) and even
+  // widths; work-groups of one row and of 8 x 8 (one row of 64);
   // images that are a multiple of no strip. The first image is random, the
   // second a bright patch on zeros: a window of zeros must come out exactly
   // zero (its bound is zero), which a running sum that subtracts the
@@ -221,7 +222,7 @@ TEST_CASE("step8-separable: the box kernel at every width, its strips and batche
     for (int x = 10; x < 50; ++x) patch.pixels[static_cast<std::size_t>(y) * patch.width + x] = 1.0e4f;
   const std::vector<Image> images = {conv::test::random_image(203, 117, rng), patch};
   int i = 0;
-  for (int width : {1, 2, 3, 5, 8, 13, 31, 33, 35, 63})
+  for (int width : {1, 2, 3, 5, 8, 13, 31, 33, 35, 63, 100, 127})
     for (const auto& [wg_x, wg_y] : {std::pair<int, int>{64, 1}, {8, 8}, {256, 1}}) {
       if (width + 3 > wg_x * wg_y) continue;
       const Filter f = parse_filter_spec("box:" + std::to_string(width));

@@ -305,9 +305,11 @@ void convolve_fused_strip(__global const float* input,   // padded, in_pitch flo
 // rows one by one, row j adds to the prefix sum and takes s[j]'s place
 // once window j has used it, and when the run is read its F values become
 // suffix sums, walking down from s[F - 1]. Each input is read from global
-// memory once per strip (F rows more at its top).
+// memory once per strip (its halo rows, F past its outputs, and its halo
+// columns are read by the strip below or beside it too).
 //
-// Along the rows. Every BATCH column sums of every column go to __local
+// Along the rows. Every batch of up to BATCH rows, the column sums of every
+// column go to __local
 // memory, column by column (a column's sums BATCH + 1 floats apart: no two
 // work-items of a warp on one bank), and the group runs the row pass over
 // them: a task is RUN_X outputs of one row, split the same way. Runs of F
@@ -324,6 +326,9 @@ void convolve_fused_strip(__global const float* input,   // padded, in_pitch flo
 #define COLUMNS (WIDTH + F - 1)  // column sums across: the strip and its halo
 #define PITCH (BATCH + 1)        // floats between two columns' sums in __local memory
 #define ROWS (RUNS * F)          // input rows per unrolled step down the strip
+#if ROWS > 4 * BATCH
+#error "convolve_fused_box writes out at most 4 batches per step (F <= 127 with BATCH = 32)"
+#endif
 
 // The row pass of one batch: rows first_row .. + count - 1 of the output,
 // RUN_X outputs per work-item (BATCH * WIDTH / RUN_X <= GROUP_SIZE of them), a
@@ -413,7 +418,7 @@ void convolve_fused_box(__global const float* input,  // padded, in_pitch floats
                         const int out_pitch,
                         const int steps,              // ROWS output rows each, per strip
                         const int out_rows,           // output rows to write
-                        __local float* columns) {     // COLUMNS x PITCH column sums
+                        __local float* columns) {     // COLUMNS x PITCH column sums, or BATCH rows of outputs
   // TODO 9. One work-item per column (strip and halo). Read the strip's
   // first F rows into s[], turn them into suffix sums. Then, a step of ROWS
   // rows at a time, batch by batch (BOX_BATCH): each column sum is s[j]
