@@ -75,9 +75,9 @@
 #            rounds kept (a 2-core machine's launches come in two speeds):
 #            the sweep behind a CPU's default of no tile at F = 3
 #   separable-box  step 8's box kernel (--fused-kernel box) at work-groups
-#            128x1 and 256x1, beside its passes and its default (auto),
-#            box:3 to box:63 on $BLOCKS_IMAGE (default 8192x8192): the sweep
-#            behind a box's default work-group
+#            $BOX_WGS (default 128x1 to 384x1 in steps of 32), beside its
+#            passes and its default (auto), box:3 to box:63 on $BLOCKS_IMAGE
+#            (default 8192x8192): the sweep behind a GPU's box work-groups
 #   fft-product  step 9's spectra product apart or inside VkFFT's
 #            convolution mode, smooth and power-of-two sizes, F = 3, 31, 63
 #   fft-tuning  step 9 at random:31 on $FFT_IMAGE (default 8192x8192) with
@@ -263,7 +263,8 @@ case "$name" in
     filters=box:3,box:5,box:7,box:9,box:11,box:15,box:21,box:31,box:45,box:63
     "$sweep" --steps 8 --variants passes,fused --images "$image" --filters "$filters" --wgs auto --reps "$reps" \
       --no-check --output "$tmp.1.csv" "$@"
-    "$sweep" --steps 8 --variants fused --images "$image" --filters "$filters" --wgs 128x1,256x1 \
+    "$sweep" --steps 8 --variants fused --images "$image" --filters "$filters" \
+      --wgs "${BOX_WGS:-128x1,160x1,192x1,224x1,256x1,288x1,320x1,352x1,384x1}" \
       --set fused-kernel=box --reps "$reps" --no-check --output "$tmp.2.csv" "$@"
     { cat "$tmp.1.csv"; tail -n +2 "$tmp.2.csv"; } > "$tmp"
     rm -f "$tmp.1.csv" "$tmp.2.csv"

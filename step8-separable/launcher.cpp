@@ -3,6 +3,8 @@
 // that keeps the intermediate rows in local memory ("fused"). Both use step
 // 6's pitched layout, tile, float4 loads and blocks; a pass can also run
 // without the tile (convolve_direct: a GPU's passes by default).
+#include <algorithm>
+#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <numeric>
@@ -42,7 +44,22 @@ constexpr int kStripFrom = 15;
 // sums it keeps per column batch, and the strips down the image per
 // compute unit it is launched with.
 constexpr int kBoxGroup = 256;
-constexpr int kBoxWideFrom = 31;
+// A GPU's box kernel work-group: the fastest of 128 to 384 work-items (in
+// steps of 32) at each width measured on the H100, the nearest width's for
+// the others (bench/experiments.sh separable-box, separable-box-h100.csv).
+// No simple rule fits: the strip's width, its rows per batch and the
+// registers all move with F and with the work-group.
+struct BoxGroup {
+  int F, group;
+};
+constexpr BoxGroup kBoxGroups[] = {{9, 256}, {11, 224}, {15, 192}, {21, 320}, {31, 224}, {45, 320}, {63, 128}};
+int box_group(const DeviceFacts& facts, int F) {
+  if (!facts.is_gpu) return kBoxGroup;
+  BoxGroup best = kBoxGroups[0];
+  for (const BoxGroup& g : kBoxGroups)
+    if (std::abs(g.F - F) < std::abs(best.F - F)) best = g;
+  return F + 3 <= best.group ? best.group : kBoxGroup;  // every column of the strip and its halo
+}
 // A box runs the box kernel from this width on (below it, what another
 // rank-1 filter runs): on a GPU the fused kernel without a tile is faster
 // up to F = 7 (separable-box-h100.csv); on a CPU the passes and the box
@@ -148,15 +165,12 @@ class ThisStep : public Step {
   std::pair<int, int> default_work_group(const DeviceFacts& facts, const Filter& filter,
                                          const RunOptions& options) const override {
     // The box kernel: a row of work-items (any shape runs as one row of
-    // W x H), one per column; on a GPU half as many above F = 31
-    // (bench/experiments.sh separable-box).
+    // W x H), one per column; on a GPU as many as box_group() says.
     RunOptions o = options;
     o.wg_x = 32, o.wg_y = 4;
     try {
       if (choose(facts, o, separate(filter)).box())
-        return {facts.is_gpu && filter.width > kBoxWideFrom && filter.width + 3 <= kBoxGroup / 2 ? kBoxGroup / 2
-                                                                                               : kBoxGroup,
-                1};
+        return {box_group(facts, filter.width), 1};
     } catch (const Error&) {  // prepare() says what is wrong
     }
     // bench/experiments.sh separable-blocks (GPU) and the CPU's one-run ratios
@@ -182,9 +196,7 @@ class ThisStep : public Step {
                              block_text(kStripFused) + ", shorter where the ring would not fit), box "
                              "(convolve_fused_box, a box filter only: column sums in registers, then the rows, adds "
                              "only; its work-group WxH runs as one row of W*H work-items; default " +
-                             std::to_string(kBoxGroup) + "x1, " +
-                             std::to_string(kBoxGroup / 2) + "x1 on a GPU above F = " + std::to_string(kBoxWideFrom) +
-                             " where F + 3 fits it), or auto (box for a box from F = 9 on a GPU, 21 on a CPU; on a GPU strip for "
+                             std::to_string(kBoxGroup) + "x1, on a GPU 128x1 to 384x1 as measured per width), or auto (box for a box from F = 9 on a GPU, 21 on a CPU; on a GPU strip for "
                              "another rank-1 filter from F = " + std::to_string(kStripFrom) +
                              ", direct otherwise; tile on a CPU)",
              "auto", {}, {"direct", "strip"}, one_of({"auto", "tile", "direct", "strip", "box"}), {"auto", "fused"}},
