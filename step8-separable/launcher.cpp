@@ -40,10 +40,12 @@ constexpr Shape2 kStripFused{4, 8};
 // rows per block, but a term of a higher rank repeats it too
 // (separable-strip-h100.csv).
 constexpr int kStripFrom = 15;
-// The box kernel (convolve_fused_box): its work-group on a GPU, the column
-// sums it keeps per column batch, and the strips down the image per
+// The box kernel (convolve_fused_box): its default work-group, the rows of
+// column sums it keeps per batch, and the strips down the image per
 // compute unit it is launched with.
 constexpr int kBoxGroup = 256;
+constexpr int kBoxBatch = 32;
+constexpr int kBoxGroupsPerUnit = 4;
 // A GPU's box kernel work-group: the fastest of 128 to 384 work-items (in
 // steps of 32) at each width measured on the H100, the nearest width's for
 // the others (bench/experiments.sh separable-box, separable-box-h100.csv).
@@ -66,8 +68,6 @@ int box_group(const DeviceFacts& facts, int F) {
 // kernel are within a few per cent of each other up to 15, and from 21 the
 // box kernel takes less than half the time (separable-box-pocl.csv).
 int box_from(const DeviceFacts& facts) { return facts.is_gpu ? 9 : 21; }
-constexpr int kBoxBatch = 32;
-constexpr int kBoxGroupsPerUnit = 4;
 // The strip kernel's row pass: outputs per task.
 constexpr int kStripRowBlock = 8;
 constexpr bool kGpuRowsDirect = true;
@@ -113,7 +113,7 @@ BoxShape box_shape(int group, int F) {
       break;
     }
   }
-  if (s.width < 4 || kBoxBatch * (s.width / s.run_x) > group)
+  if (s.width == 0)  // no strip fits the group
     throw UsageError("the box kernel needs a work-group of at least max(F + 3, " + std::to_string(kBoxBatch) +
                      ") = " + std::to_string(std::max(F + 3, kBoxBatch)) +
                      " work-items (one per column of a strip and its halo, one per row-pass task), not " +
@@ -196,7 +196,8 @@ class ThisStep : public Step {
                              block_text(kStripFused) + ", shorter where the ring would not fit), box "
                              "(convolve_fused_box, a box filter only: column sums in registers, then the rows, adds "
                              "only; its work-group WxH runs as one row of W*H work-items; default " +
-                             std::to_string(kBoxGroup) + "x1, on a GPU 128x1 to 384x1 as measured per width), or auto (box for a box from F = 9 on a GPU, 21 on a CPU; on a GPU strip for "
+                             std::to_string(kBoxGroup) + "x1, on a GPU 128x1 to 384x1 as measured per width), "
+                             "or auto (box for a box from F = 9 on a GPU, 21 on a CPU; on a GPU strip for "
                              "another rank-1 filter from F = " + std::to_string(kStripFrom) +
                              ", direct otherwise; tile on a CPU)",
              "auto", {}, {"direct", "strip"}, one_of({"auto", "tile", "direct", "strip", "box"}), {"auto", "fused"}},
