@@ -20,7 +20,7 @@ class ThisStep : public Step {
  public:
   std::string name() const override { return CLCONV_STEP_NAME; }
   std::string summary() const override {
-    return "overlap-save: each pair of N x N tiles transformed, multiplied and transformed back in local memory";
+    return "overlap-save: each pair of N x N tiles transformed, multiplied and transformed back on chip";
   }
   std::vector<StepOption> options() const override {
     // Free text, so that the suites run 32 and 64 explicitly: 16 is
@@ -36,25 +36,31 @@ class ThisStep : public Step {
              one_of({"auto", "16", "32", "64", "128", "256"})},
             {"layout",
              "local: the whole tile in local memory; split: four N/2 x N/2 sub-tiles through local memory in turn, "
-             "the first stage in registers (N >= 32; its default work-group, N*N/32 work-items, keeps them there); auto: local "
-             "where the tile fits, else split",
+             "the first stage in registers (N >= 32; its default work-group, N*N/32 work-items, keeps them there); "
+             "registers: each column, then each row, of the tile whole in one work-item's registers (N = 32 or 64; "
+             "its default work-group, N work-items, one line each); auto: the cheapest per output that fits "
+             "(registers, local, split)",
              "auto",
              {},
-             {"local", "split"},
-             one_of({"auto", "local", "split"})}};
+             {"local", "split", "registers"},
+             one_of({"auto", "local", "split", "registers"})}};
   }
   std::string embedded_source() const override { return embedded::CLCONV_STEP_KERNEL; }
   // A --kernel file replaces convolve, the tile in local memory (the
   // exercise); the split layout runs the step's own convolve_split, and
   // with a kernel file `--layout auto` keeps to the local layout.
-  bool builds_kernel_file(const RunOptions& options) const override { return option(options, "layout") != "split"; }
+  bool builds_kernel_file(const RunOptions& options) const override {
+    const std::string layout = option(options, "layout");
+    return layout != "split" && layout != "registers";
+  }
   bool exact_sums() const override { return false; }
   // The kernels loop over their butterflies, so any number of work-items
   // works, in one dimension; 128 was the fastest of 64 to 256 on the H100
   // (docs/step10-fft-tiled.md) and as fast as any on PoCL. The split
   // layout keeps 32 points in registers per butterfly of its last column
   // pass, so it gets one butterfly per work-item: (N/2)^2 / 8 (512 for
-  // the 128-point tile, 1.5x faster than 256 on the H100).
+  // the 128-point tile, 1.5x faster than 256 on the H100). The registers
+  // layout gets one work-item per line of the tile, N.
   std::pair<int, int> default_work_group(const DeviceFacts& facts, const Filter& filter,
                                          const RunOptions& options) const override {
     const int filter_width = filter.width;
@@ -65,6 +71,7 @@ class ThisStep : public Step {
       return {128, 1};  // prepare() says what is wrong
     }
     if (choice.layout == TileLayout::local) return {128, 1};
+    if (choice.layout == TileLayout::registers) return {choice.tile, 1};
     const int half = choice.tile / 2;
     return {static_cast<int>(std::min<std::size_t>(half * half / 8, facts.max_work_group)), 1};
   }
@@ -73,17 +80,25 @@ class ThisStep : public Step {
   // cheapest that fits (tile.hpp).
   TileChoice tile_for(const RunOptions& options, int F, std::uint64_t local_mem) const {
     const std::string asked = option(options, "tile"), asked_layout = option(options, "layout");
-    std::vector<TileLayout> layouts = {TileLayout::local, TileLayout::split};
+    std::vector<TileLayout> layouts = {TileLayout::registers, TileLayout::local, TileLayout::split};
     if (asked_layout == "local") layouts = {TileLayout::local};
     if (asked_layout == "split") layouts = {TileLayout::split};
+    if (asked_layout == "registers") layouts = {TileLayout::registers};
     if (asked_layout == "auto" && !options.kernel_source.empty()) layouts = {TileLayout::local};
+    if (asked != "auto" && asked_layout == "auto") {  // the cheapest layout this tile fits
+      const int N = std::stoi(asked);
+      layouts = {layouts.size() == 1 ? layouts[0] : auto_layout(N, local_mem)};
+    }
     if (asked == "auto") return choose_tile(F, local_mem, layouts);
     TileChoice choice;
     choice.tile = std::stoi(asked);
-    choice.layout = layouts.size() > 1 ? auto_layout(choice.tile, local_mem) : layouts[0];
+    choice.layout = layouts[0];
     if (choice.layout == TileLayout::split && choice.tile < kSmallestSplit)
       throw Error("--layout split: a " + asked + "-point tile is too small to split (it needs --tile " +
                   std::to_string(kSmallestSplit) + " or more)");
+    if (choice.layout == TileLayout::registers && !tile_fits(choice.tile, choice.layout, local_mem))
+      throw Error("--layout registers: a " + asked + "-point tile does not fit (it takes " +
+                  std::to_string(kSmallestRegisterTile) + " to " + std::to_string(kLargestRegisterTile) + " points)");
     if (choice.tile < F)
       throw Error("--tile " + asked + ": a " + asked + "-point tile has no output the wrap cannot reach for a filter " +
                   std::to_string(F) + " wide (it needs N >= F)");
@@ -112,6 +127,7 @@ class ThisStep : public Step {
     const TileChoice choice = tile_for(options, F, device.facts().local_mem_bytes);
     const int N = choice.tile;
     const bool split = choice.layout == TileLayout::split;
+    const bool registers = choice.layout == TileLayout::registers;
     const int valid = N - F + 1;
     const int tiles_x = (out_width + valid - 1) / valid, tiles_y = (out_height + valid - 1) / valid;
     const int pairs_x = (tiles_x + 1) / 2;
@@ -125,14 +141,23 @@ class ThisStep : public Step {
     cl::copy(queue, in.pixels.cbegin(), in.pixels.cend(), input);
     cl::Buffer output = launch.output_buffer(CL_MEM_WRITE_ONLY, sizeof(float) * out_width * out_height,
                                              "the output", out_width);
-    const std::vector<float> spectrum = filter_spectrum(problem.filter, N);
+    std::vector<float> spectrum = filter_spectrum(problem.filter, N);
+    if (registers) {  // [kx][ky]: consecutive work-items (rows ky) read consecutive points
+      std::vector<float> by_column(spectrum.size());
+      for (int ky = 0; ky < N; ++ky)
+        for (int kx = 0; kx < N; ++kx)
+          for (int part = 0; part < 2; ++part)
+            by_column[2 * (static_cast<std::size_t>(kx) * N + ky) + part] =
+                spectrum[2 * (static_cast<std::size_t>(ky) * N + kx) + part];
+      spectrum.swap(by_column);
+    }
     cl::Buffer spectrum_buffer = launch.buffer(CL_MEM_READ_ONLY, spectrum.size() * sizeof(float),
                                                "the filter's spectrum", 2 * N);
     cl::copy(queue, spectrum.cbegin(), spectrum.cend(), spectrum_buffer);
     // The split kernel's local memory holds a sub-tile (M = N/2 points a
     // side); its first stage needs the twiddles of the whole tile, M of them.
     const int M = split ? N / 2 : N;
-    const std::vector<float> w = twiddles(M);
+    const std::vector<float> w = twiddles(M, registers ? N : 0);
     cl::Buffer twiddle_buffer = launch.buffer(CL_MEM_READ_ONLY, w.size() * sizeof(float), "the twiddles");
     cl::copy(queue, w.cbegin(), w.cend(), twiddle_buffer);
     cl::Buffer twiddle2_buffer;
@@ -152,8 +177,10 @@ class ThisStep : public Step {
     std::string build = "-D TILE=" + std::to_string(M) + " -D LOG2_TILE=" + std::to_string(log2_m) +
                         " -D ITEMS=" + std::to_string(items);
     if (split) build += " -D SPLIT";
+    if (registers) build += " -D REGISTERS";
     cl::Program program = device.program(source(options), build, label(options));
-    cl::Kernel kernel = make_kernel(program, split ? "convolve_split" : "convolve", label(options));
+    cl::Kernel kernel =
+        make_kernel(program, split ? "convolve_split" : registers ? "convolve_registers" : "convolve", label(options));
     // The tile (tile_local_bytes) is the kernel's own __local array:
     // check_work_group names the local memory it needs against the device's.
     check_work_group(device, kernel, items, 1);

@@ -1,5 +1,6 @@
 #include "step10-fft-tiled/tile.hpp"
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <complex>
@@ -15,14 +16,21 @@ std::uint64_t tile_local_bytes(int N) {
   return 8ull * static_cast<std::uint64_t>(N) * (N + N / 8) + 8ull * (N / 2);
 }
 
-const char* layout_name(TileLayout layout) { return layout == TileLayout::local ? "local" : "split"; }
+std::uint64_t register_tile_local_bytes(int N) { return 8ull * static_cast<std::uint64_t>(N) * (N + 1); }
+
+const char* layout_name(TileLayout layout) {
+  return layout == TileLayout::local ? "local" : layout == TileLayout::split ? "split" : "registers";
+}
 
 bool tile_fits(int N, TileLayout layout, std::uint64_t local_mem_bytes) {
   if (layout == TileLayout::local) return tile_local_bytes(N) <= local_mem_bytes;
+  if (layout == TileLayout::registers)
+    return N >= kSmallestRegisterTile && N <= kLargestRegisterTile && register_tile_local_bytes(N) <= local_mem_bytes;
   return N >= kSmallestSplit && tile_local_bytes(N / 2) <= local_mem_bytes;
 }
 
 TileLayout auto_layout(int N, std::uint64_t local_mem_bytes) {
+  if (tile_fits(N, TileLayout::registers, local_mem_bytes)) return TileLayout::registers;
   if (tile_fits(N, TileLayout::local, local_mem_bytes)) return TileLayout::local;
   if (tile_fits(N, TileLayout::split, local_mem_bytes)) return TileLayout::split;
   throw Error("a " + std::to_string(N) + "-point tile needs " + std::to_string(tile_local_bytes(N) / 1024) +
@@ -37,20 +45,26 @@ double tile_flops_per_output(int N, int F) {
 }
 
 double tile_cost_per_output(int N, TileLayout layout, int F) {
-  return tile_flops_per_output(N, F) * (layout == TileLayout::split ? kSplitCost : 1.0);
+  const double factor = layout == TileLayout::split ? kSplitCost : layout == TileLayout::registers ? kRegisterCost : 1.0;
+  return tile_flops_per_output(N, F) * factor;
 }
 
 TileChoice choose_tile(int F, std::uint64_t local_mem_bytes, std::vector<TileLayout> layouts) {
   TileChoice best;
   int largest = 0;
+  const auto asked = [&](TileLayout layout) {
+    return std::find(layouts.begin(), layouts.end(), layout) != layouts.end();
+  };
   for (int N : kTileSizes)
     for (TileLayout layout : layouts) {
       if (!tile_fits(N, layout, local_mem_bytes)) continue;
-      largest = N;
+      // A split only for a tile the local layout cannot hold.
+      if (layout == TileLayout::split && asked(TileLayout::local) && tile_fits(N, TileLayout::local, local_mem_bytes))
+        continue;
+      largest = std::max(largest, N);
       if (N >= F && (best.tile == 0 || tile_cost_per_output(N, layout, F) <
                                            tile_cost_per_output(best.tile, best.layout, F)))
         best = {N, layout};
-      break;  // the first layout that fits, local before split
     }
   if (best.tile == 0)
     throw Error("a filter " + std::to_string(F) + " wide needs a tile of at least " + std::to_string(F) +

@@ -19,7 +19,14 @@ constexpr int kSmallestSplit = 32;
 // convolve), or four N/2 x N/2 sub-tiles through local memory one after
 // another and the first stage in registers (convolve_split), for a tile
 // that local memory cannot hold. The split layout needs N >= kSmallestSplit.
-enum class TileLayout { local, split };
+// Or each column and row of the tile whole in one work-item's registers,
+// local memory only for the two exchanges between them
+// (convolve_registers): N from kSmallestRegisterTile to kLargestRegisterTile.
+// Its work-group is N work-items, and 16 would be half a GPU's warp: on the
+// H100 the 16-point tile took 1.37x as long as the 32-point one at F = 3.
+enum class TileLayout { local, split, registers };
+constexpr int kSmallestRegisterTile = 32;
+constexpr int kLargestRegisterTile = 64;
 const char* layout_name(TileLayout layout);
 
 // Bytes of local memory one work-group of the kernel uses for an N x N
@@ -27,11 +34,13 @@ const char* layout_name(TileLayout layout);
 // convolve.cl's at()), and N / 2 twiddles. The split layout needs
 // tile_local_bytes(N / 2).
 std::uint64_t tile_local_bytes(int N);
+// The registers layout's local memory: N rows of N + 1 complex floats.
+std::uint64_t register_tile_local_bytes(int N);
 // Whether tile N in `layout` fits `local_mem_bytes`.
 bool tile_fits(int N, TileLayout layout, std::uint64_t local_mem_bytes);
-// The layout tile N runs in when none is asked for: local where it fits,
-// else split. Throws Error naming the local memory either would need when
-// neither fits.
+// The layout tile N runs in when none is asked for: the cheapest that fits
+// (registers, then local, then split). Throws Error naming the local memory
+// the local and split layouts would need when none fits.
 TileLayout auto_layout(int N, std::uint64_t local_mem_bytes);
 
 // Floating-point operations per output for tile N and filter width F: the
@@ -48,17 +57,25 @@ double tile_flops_per_output(int N, int F);
 // of the 64-point tile in local memory; the lowest is taken, so that a
 // split wins where it is faster, from F = 31 on.
 constexpr double kSplitCost = 1.5;
+// And times kRegisterCost in the registers layout, whose flops cost less:
+// two exchanges through local memory instead of six. Measured on the H100
+// (8192x8192, 2026-11-27): 0.72 to 0.73 the time per flop of the same
+// tile in local memory (F = 15 and 31). On PoCL the two run within 10 %,
+// and `auto` still takes a 256-point local tile there from F = 31 on.
+constexpr double kRegisterCost = 0.75;
 double tile_cost_per_output(int N, TileLayout layout, int F);
 
-// The tile `--tile auto` runs: of the sizes that fit `local_mem_bytes` in
-// one of `layouts` (local preferred), the one with the lowest cost per
-// output (the smaller on a tie). Throws Error when none is at least F wide.
+// The tile `--tile auto` runs: of the sizes and layouts that fit
+// `local_mem_bytes` in `layouts` (a split only where the local layout does
+// not fit), the one with the lowest cost per output (the smaller on a
+// tie). Throws Error when none is at least F wide.
 struct TileChoice {
   int tile = 0;
   TileLayout layout = TileLayout::local;
 };
 TileChoice choose_tile(int F, std::uint64_t local_mem_bytes,
-                       std::vector<TileLayout> layouts = {TileLayout::local, TileLayout::split});
+                       std::vector<TileLayout> layouts = {TileLayout::registers, TileLayout::local,
+                                                          TileLayout::split});
 
 // conj(DFT(K)) / N^2 for K in the corner of an N x N zero array, as
 // interleaved (re, im) floats, row-major: the factor that turns the tile's

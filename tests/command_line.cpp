@@ -267,6 +267,20 @@ TEST_CASE("the tour runs every step and prints one CSV header", "[cli][tour]") {
   CHECK(prev("step5-vector float4") == Approx(ms("step4-unroll fixed") / ms("step5-vector float4")).epsilon(0.01));
   CHECK(prev("step4-unroll fixed") == Approx(ms("step4-unroll loop4") / ms("step4-unroll fixed")).epsilon(0.01));
   CHECK(prev("step4-unroll loop4") == Approx(ms("step3-local default") / ms("step4-unroll loop4")).epsilon(0.01));
+  // Without --wg each step runs the work-group its own executable picks.
+  for (const char* step : {"step7-tuned", "step8-separable", "step10-fft-tiled"}) {
+    const Outcome own = run(step, {"--image", "synthetic:67x45", "--filter", "gaussian:5", "--reps", "1", "--csv"});
+    REQUIRE(own.status == 0);
+    std::istringstream own_lines(own.out);
+    std::string own_line;
+    std::getline(own_lines, own_line);
+    std::getline(own_lines, own_line);
+    const auto fields = fields_of(own_line);
+    INFO(step << ": " << own_line);
+    const std::string key = std::string(step) + " " + fields.at(column("variant"));
+    REQUIRE(by_step.count(key));
+    CHECK(by_step.at(key).at(column("wg")) == fields.at(column("wg")));
+  }
 }
 
 TEST_CASE("the tour's table comes with a legend of its columns", "[cli][tour]") {

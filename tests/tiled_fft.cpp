@@ -47,13 +47,16 @@ TEST_CASE("step 10's filter spectrum is conj(DFT(K)) / N^2 of K in the corner of
   }
 }
 
-TEST_CASE("step 10's twiddles are exp(-2 pi i j / N) for j < N / 2", "[step10][units]") {
-  const std::vector<float> w = twiddles(64);
-  REQUIRE(w.size() == 64u);
-  for (int j = 0; j < 32; ++j) {
-    const double angle = -2 * std::acos(-1.0) * j / 64;
-    CHECK(std::fabs(w[2 * j] - std::cos(angle)) < 1e-7);
-    CHECK(std::fabs(w[2 * j + 1] - std::sin(angle)) < 1e-7);
+TEST_CASE("step 10's twiddles are exp(-2 pi i j / N) for j < N / 2, or as many as asked", "[step10][units]") {
+  for (int count : {0, 64}) {
+    const std::vector<float> w = twiddles(64, count);
+    const int expected = count ? count : 32;
+    REQUIRE(w.size() == 2u * expected);
+    for (int j = 0; j < expected; ++j) {
+      const double angle = -2 * std::acos(-1.0) * j / 64;
+      CHECK(std::fabs(w[2 * j] - std::cos(angle)) < 1e-7);
+      CHECK(std::fabs(w[2 * j + 1] - std::sin(angle)) < 1e-7);
+    }
   }
 }
 
@@ -67,21 +70,41 @@ TEST_CASE("step 10's --tile auto takes the lowest cost per output of the tiles t
   CHECK_FALSE(tile_fits(256, TileLayout::split, gpu));
   CHECK(tile_fits(256, TileLayout::split, cpu));
   CHECK_FALSE(tile_fits(16, TileLayout::split, cpu));  // a split needs 32 points or more
-  CHECK(choose_tile(31, gpu).tile == 128);
-  CHECK(choose_tile(31, gpu).layout == TileLayout::split);
+  // The registers layout: 32 or 64 points, N rows of N + 1 complex floats.
+  CHECK(tile_fits(64, TileLayout::registers, gpu));
+  CHECK_FALSE(tile_fits(128, TileLayout::registers, cpu));
+  CHECK_FALSE(tile_fits(16, TileLayout::registers, cpu));  // a work-group of 16
+  CHECK(register_tile_local_bytes(64) == 8u * 64 * 65);
+  CHECK_FALSE(tile_fits(64, TileLayout::registers, 32 * 1024));
+  // The 64-point tile in registers up to F = 33, a split 128-point one from 35.
+  CHECK(choose_tile(31, gpu).tile == 64);
+  CHECK(choose_tile(31, gpu).layout == TileLayout::registers);
+  CHECK(choose_tile(33, gpu).layout == TileLayout::registers);
+  CHECK(choose_tile(35, gpu).tile == 128);
+  CHECK(choose_tile(35, gpu).layout == TileLayout::split);
+  CHECK(choose_tile(31, gpu, {TileLayout::local, TileLayout::split}).tile == 128);
+  CHECK(choose_tile(31, gpu, {TileLayout::local, TileLayout::split}).layout == TileLayout::split);
   // Where a split tile saves fewer flops than it costs extra, the local one.
-  CHECK(choose_tile(21, gpu).tile == 64);
+  CHECK(choose_tile(21, gpu, {TileLayout::local, TileLayout::split}).tile == 64);
   CHECK(tile_cost_per_output(128, TileLayout::split, 21) ==
         Approx(kSplitCost * tile_flops_per_output(128, 21)));
+  CHECK(tile_cost_per_output(64, TileLayout::registers, 21) ==
+        Approx(kRegisterCost * tile_flops_per_output(64, 21)));
   CHECK(choose_tile(31, gpu, {TileLayout::local}).tile == 64);
-  CHECK(choose_tile(15, cpu).tile == 128);
-  CHECK(choose_tile(15, cpu).layout == TileLayout::local);
+  CHECK(choose_tile(15, cpu).tile == 64);
+  CHECK(choose_tile(15, cpu).layout == TileLayout::registers);
+  CHECK(choose_tile(15, cpu, {TileLayout::local}).tile == 128);
+  CHECK(choose_tile(31, cpu).tile == 128);
+  CHECK(choose_tile(31, cpu).layout == TileLayout::local);
   CHECK(choose_tile(63, cpu).tile == 256);
   CHECK(choose_tile(63, cpu).layout == TileLayout::split);
-  CHECK(choose_tile(1, cpu).tile == 16);
+  CHECK(choose_tile(1, cpu).tile == 32);
+  CHECK(choose_tile(1, cpu).layout == TileLayout::registers);
+  CHECK(choose_tile(1, cpu, {TileLayout::local}).tile == 16);
   CHECK(choose_tile(1, cpu, {TileLayout::split}).tile == 32);
   CHECK(auto_layout(128, gpu) == TileLayout::split);
-  CHECK(auto_layout(64, gpu) == TileLayout::local);
+  CHECK(auto_layout(64, gpu) == TileLayout::registers);
+  CHECK(auto_layout(128, cpu) == TileLayout::local);
   CHECK_THROWS_WITH(auto_layout(256, gpu), Catch::Contains("KiB split in four"));
   for (auto device : {gpu, cpu})
     for (int F = 1; F <= 129; ++F) {
@@ -92,8 +115,9 @@ TEST_CASE("step 10's --tile auto takes the lowest cost per output of the tiles t
       CHECK(tile_fits(choice.tile, choice.layout, device));
       CHECK(choice.layout == auto_layout(choice.tile, device));
       for (int other : kTileSizes)
-        for (TileLayout layout : {TileLayout::local, TileLayout::split})
-          if (tile_fits(other, layout, device))
+        for (TileLayout layout : {TileLayout::local, TileLayout::split, TileLayout::registers})
+          if (tile_fits(other, layout, device) &&
+              !(layout == TileLayout::split && tile_fits(other, TileLayout::local, device)))
             CHECK(tile_cost_per_output(choice.tile, choice.layout, F) <= tile_cost_per_output(other, layout, F));
     }
   // No tile that fits is wide enough: the error says what would be needed.
@@ -135,11 +159,12 @@ TEST_CASE("step 10 meets its error bound with every tile, and the bound is not l
   const Filter filter = test::random_filter(13, rng);
   const Problem problem = make_problem(image, filter, Border::zero);
   const Reference reference = reference_correlate(problem.padded, problem.filter);
-  for (const char* tile : {"16", "32", "64", "128", "32 split", "128 split", "256 split"}) {
+  for (const char* tile : {"16 local", "32 local", "64 local", "128 local", "32 split", "128 split", "256 split",
+                           "32 registers", "64 registers"}) {
     RunOptions options;
     const std::string text = tile;
     options.values["tile"] = text.substr(0, text.find(' '));
-    if (text.find(" split") != std::string::npos) options.values["layout"] = "split";
+    options.values["layout"] = text.substr(text.find(' ') + 1);
     options.wg_x = 128, options.wg_y = 1;
     const RunResult r = run_step(*step, test::device(), problem, options, 0);
     double worst = 0;

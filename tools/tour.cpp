@@ -23,12 +23,15 @@ int main(int argc, char** argv) {
         "tour");
     DeviceOptions device_options;
     ProblemOptions problem_options;
-    std::string wg = "16x16";
+    std::string wg = "auto";
     int reps = 10, serial_reps = 3;
     bool csv = false, reprobe = false, all_variants = false;
     std::vector<std::string> set_texts;
     add_problem_options(app, problem_options);
-    app.add_option("--wg", wg, "Work-group shape WxH for every step")->capture_default_str();
+    app.add_option("--wg", wg,
+                   "Work-group shape WxH for every step, or auto: each step's default (16x16 but for steps 7, 8 "
+                   "and 10, which pick their own: the same as running the step's executable)")
+        ->capture_default_str();
     app.add_option("--reps", reps, "Timed launches per step")
         ->capture_default_str()
         ->check(CLI::Range(1, 100000));
@@ -47,7 +50,8 @@ int main(int argc, char** argv) {
     if (int rc = parse_command_line(app, argc, argv); rc >= 0) return rc;
 
     RunOptions run;
-    std::tie(run.wg_x, run.wg_y) = parse_size(wg, "--wg", 1 << 14);
+    std::tie(run.wg_x, run.wg_y) =
+        wg == "auto" ? std::pair<int, int>{0, 0} : parse_size(wg, "--wg", 1 << 14);  // 0x0: each step's own
     auto steps = all_steps();
     // --set NAME=VALUE: for the steps that have the option. Every run the
     // tour will make is checked now, before any work (common/step.hpp).
@@ -146,7 +150,9 @@ int main(int argc, char** argv) {
         const std::string compared_with =
             variant == all.front() ? baseline_key : step->name() + " " + all.front();
         const double prev_ms = measured_ms.count(compared_with) ? measured_ms[compared_with] : NAN;
-        const RunOptions options = options_for(*step, variant);
+        RunOptions options = options_for(*step, variant);
+        if (options.wg_x == 0)  // --wg auto
+          std::tie(options.wg_x, options.wg_y) = step->default_work_group(facts, filter, options);
         const std::string described = step->describe(options);
         std::cerr << "tour: " << step->name() << (described != "default" ? " " + described : "") << "...\n";
         try {
@@ -184,7 +190,8 @@ int main(int argc, char** argv) {
                 << limits.fma_gflops << " GFLOP/s\n"
                 << "Problem: " << image.width << "x" << image.height << ", filter " << filter.name
                 << " (" << filter.width << "x" << filter.width << "), border "
-                << border_name(border) << ", work-group " << wg << ", median of " << reps
+                << border_name(border) << ", work-group " << (wg == "auto" ? "each step's default" : wg)
+                << ", median of " << reps
                 << " launches\n\n";
       write_table(std::cout, rows, true);
       // The legend: what a first reader of this table needs (docs/step1-naive.md
