@@ -142,12 +142,17 @@ def tour(tag):
                      fmt(prev), fmt(r["gflops"]), fmt(r["gbps"]),
                      "{} ({})".format(fmt(r["pct_limit"]), r["limit"]) if r["pct_limit"] else "-"])
     r0 = rows[0]
+    # Each step at its own default work-group: name the ones that differ from step 1's.
+    own = ["{} {}".format(r["step"].split("-")[0].replace("step", "step "), r["wg"]) for r in rows[1:]
+           if r["wg"] != rows[1]["wg"]]
+    own = sorted(set(own), key=lambda t: (int(t.split()[1]), t))
+    wg = rows[1]["wg"] + (" (each step's default: {})".format(", ".join(own)) if own else "")
     return table(["step", "variant", "median ms", "x serial", "x prev", "GFLOP/s", "GB/s", "% of limit"],
                  body) + caption(rows, "build/bin/tour --all-variants --csv") + (
         "\n{}x{} image, filter {}, border {}, work-group {}, median of {} launches; *x prev*: a step's "
         "first variant over the variant of the step before that it builds on (step 5 over step 4's "
         "`fixed`), a later variant over its own step's first.\n".format(
-            r0["width"], r0["height"], r0["filter"], r0["border"], rows[1]["wg"], rows[1]["reps"]))
+            r0["width"], r0["height"], r0["filter"], r0["border"], wg, rows[1]["reps"]))
 
 
 def kernel_diff(older, newer, name="convolve.cl"):

@@ -60,8 +60,9 @@ constexpr double kSplitCost = 1.5;
 // And times kRegisterCost in the registers layout, whose flops cost less:
 // two exchanges through local memory instead of six. Measured on the H100
 // (8192x8192, 2026-11-27): 0.72 to 0.73 the time per flop of the same
-// tile in local memory (F = 15 and 31). On PoCL the two run within 10 %,
-// and `auto` still takes a 256-point local tile there from F = 31 on.
+// tile in local memory (F = 15 and 31). On PoCL it is faster too
+// (fft-tiled-pocl.csv), and a CPU's larger local memory still gets a
+// 256-point tile whole for the wide filters where it fits.
 constexpr double kRegisterCost = 0.75;
 double tile_cost_per_output(int N, TileLayout layout, int F);
 

@@ -2,8 +2,9 @@
 tiles and work-groups measured, and step 10 beside steps 7 and 9 and cuFFT.
 
 Inputs (docs/results/):
-  fft-tiled-TAG.csv  bench/device-run.sh part fft-tiled (sweep --steps 10 --set tile=16,32,64,128
-                     --wgs 64x1,128x1,256x1,512x1 over random filters on 8192x8192)
+  fft-tiled-TAG.csv  bench/device-run.sh part fft-tiled (sweep --steps 10 over random filters on
+                     8192x8192: tiles 16 to 64 local and 128 split at work-groups 64 to 512,
+                     tiles 32 and 64 in registers at their default)
   cufft-TAG.csv      bench/device-run.sh part cufft (steps 7, 9 and 10 and CuPy's cuFFT in one run)
   steps567-TAG.csv   the device's copy bandwidth, as measured by the steps' runs there
   fft-tiled-model.csv  tile.cpp's cost model (flops per output, local bytes), written and
@@ -48,12 +49,24 @@ def tile_cost():
         "the filter.\n")
 
 
-def _tile(variant):
+def _setting(variant, name):
     for part in variant.split()[1:]:
         key, _, value = part.partition("=")
-        if key == "tile":
-            return int(value)
+        if key == name:
+            return value
     return None
+
+
+def _tile(variant):
+    value = _setting(variant, "tile")
+    return int(value) if value else None
+
+
+def _column(variant):
+    """(layout order, tile, layout) of a row: the local layout's tiles first, then the
+    split one, then the registers ones."""
+    layout = _setting(variant, "layout") or "local"
+    return ({"local": 0, "split": 1, "registers": 2}[layout], _tile(variant), layout)
 
 
 def fft_tiled(tag):
@@ -62,13 +75,14 @@ def fft_tiled(tag):
     rows = load("fft-tiled-" + tag)
     copy, _ = results.limits(load("steps567-" + tag))
     widths = sorted({int(r["filter_width"]) for r in rows})
-    tiles = sorted({_tile(r["variant"]) for r in rows})
+    columns = sorted({_column(r["variant"]) for r in rows})
     body = []
     for f in widths:
         line = ["F = {}".format(f)]
         best = None
-        for n in tiles:
-            hit = [r for r in rows if int(r["filter_width"]) == f and _tile(r["variant"]) == n]
+        for column in columns:
+            n = column[1]
+            hit = [r for r in rows if int(r["filter_width"]) == f and _column(r["variant"]) == column]
             if not hit:
                 line.append("-")
                 continue
@@ -76,20 +90,21 @@ def fft_tiled(tag):
             ms = float(r["median_ms"])
             line.append("{} ms ({})".format(fmt(ms), r["wg"]))
             if best is None or ms < best[0]:
-                best = (ms, n, r)
-        ms, n, r = best
+                best = (ms, column, r)
+        ms, (_, n, layout), r = best
         outputs = int(r["width"]) * int(r["height"])
         _, nbytes = results.work(r)
-        line += ["N = {}".format(n), fmt(model_flops(n, f) * outputs / (ms * 1e6)),
+        line += ["N = {} {}".format(n, layout), fmt(model_flops(n, f) * outputs / (ms * 1e6)),
                  fmt(100 * nbytes / (ms * 1e6) / copy)]
         body.append(line)
-    return table(["8192x8192"] + ["tile {}".format(n) for n in tiles] +
+    return table(["8192x8192"] + ["{} {}".format(layout, n) for _, n, layout in columns] +
                  ["fastest", "its GFLOP/s (model)", "% of copy bandwidth"], body) + caption(
         rows, "bench/device-run.sh part fft-tiled") + (
-        "\nRandom filters; each cell the fastest of the work-groups 64 to 512 (in brackets; the local "
-        "layout's kernel is refused above 256, its limit there); '-': the "
-        "tile is narrower than the filter. The 128-point tile runs split (it does not fit local memory). "
-        "GFLOP/s: the model's "
+        "\nRandom filters; columns: the layout and the tile's size N. Each local and split cell the "
+        "fastest of the work-groups 64 to 512 (in brackets; the local layout's kernel is refused above "
+        "256, its limit there), each registers cell its default, N work-items; '-': the "
+        "tile is narrower than the filter. The 128-point tile runs only split (it does not fit local "
+        "memory whole). GFLOP/s: the model's "
         "flops per output (above) times the outputs, over the time; % of copy bandwidth: one read of the "
         "padded image and one write of the output at the copy rate measured there.\n")
 
