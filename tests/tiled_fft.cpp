@@ -76,7 +76,17 @@ TEST_CASE("step 10's --tile auto takes the lowest cost per output of the tiles t
   CHECK_FALSE(tile_fits(16, TileLayout::registers, cpu));  // a work-group of 16
   CHECK(register_tile_local_bytes(64) == 8u * 64 * 65);
   CHECK_FALSE(tile_fits(64, TileLayout::registers, 32 * 1024));
-  // The 64-point tile in registers up to F = 33, a split 128-point one from 35.
+  // The 32-point tile in registers up to F = 5, the 64-point one up to 33,
+  // a split 128-point one from 35 (the lesson quotes these widths).
+  CHECK(choose_tile(5, gpu).tile == 32);
+  CHECK(choose_tile(5, gpu).layout == TileLayout::registers);
+  CHECK(choose_tile(7, gpu).tile == 64);
+  CHECK(choose_tile(7, gpu).layout == TileLayout::registers);
+  // With room for the 256-point tile whole (a CPU's PoCL), it from F = 21.
+  const std::uint64_t roomy = 4 * 1024 * 1024;
+  CHECK(choose_tile(19, roomy).layout == TileLayout::registers);
+  CHECK(choose_tile(21, roomy).tile == 256);
+  CHECK(choose_tile(21, roomy).layout == TileLayout::local);
   CHECK(choose_tile(31, gpu).tile == 64);
   CHECK(choose_tile(31, gpu).layout == TileLayout::registers);
   CHECK(choose_tile(33, gpu).layout == TileLayout::registers);
