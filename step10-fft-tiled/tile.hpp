@@ -24,8 +24,8 @@ constexpr int kSmallestSplit = 32;
 // (convolve_registers): N from kSmallestRegisterTile to kLargestRegisterTile.
 // Its work-group is N work-items, and 16 would be half a GPU's warp: on the
 // H100 the 16-point tile took 1.37x as long as the 32-point one at F = 3
-// (one run, 2026-11-27; the local layout's 16-point tile is as slow beside
-// its 32-point one in fft-tiled-h100.csv).
+// (one run, 2026-11-27; in fft-tiled-h100.csv the local layout's 16-point
+// tile is slower than its 32-point one there too).
 enum class TileLayout { local, split, registers };
 constexpr int kSmallestRegisterTile = 32;
 constexpr int kLargestRegisterTile = 64;
