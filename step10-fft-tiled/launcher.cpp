@@ -47,8 +47,9 @@ class ThisStep : public Step {
   }
   std::string embedded_source() const override { return embedded::CLCONV_STEP_KERNEL; }
   // A --kernel file replaces convolve, the tile in local memory (the
-  // exercise); the split layout runs the step's own convolve_split, and
-  // with a kernel file `--layout auto` keeps to the local layout.
+  // exercise); the split and registers layouts run the step's own
+  // convolve_split and convolve_registers, and with a kernel file
+  // `--layout auto` keeps to the local layout.
   bool builds_kernel_file(const RunOptions& options) const override {
     const std::string layout = option(options, "layout");
     return layout != "split" && layout != "registers";
@@ -85,10 +86,7 @@ class ThisStep : public Step {
     if (asked_layout == "split") layouts = {TileLayout::split};
     if (asked_layout == "registers") layouts = {TileLayout::registers};
     if (asked_layout == "auto" && !options.kernel_source.empty()) layouts = {TileLayout::local};
-    if (asked != "auto" && asked_layout == "auto") {  // the cheapest layout this tile fits
-      const int N = std::stoi(asked);
-      layouts = {layouts.size() == 1 ? layouts[0] : auto_layout(N, local_mem)};
-    }
+    if (asked != "auto" && layouts.size() > 1) layouts = {auto_layout(std::stoi(asked), local_mem)};  // the cheapest
     if (asked == "auto") return choose_tile(F, local_mem, layouts);
     TileChoice choice;
     choice.tile = std::stoi(asked);

@@ -61,7 +61,7 @@ TileChoice choose_tile(int F, std::uint64_t local_mem_bytes, std::vector<TileLay
       // A split only for a tile the local layout cannot hold.
       if (layout == TileLayout::split && asked(TileLayout::local) && tile_fits(N, TileLayout::local, local_mem_bytes))
         continue;
-      largest = std::max(largest, N);
+      largest = N;
       if (N >= F && (best.tile == 0 || tile_cost_per_output(N, layout, F) <
                                            tile_cost_per_output(best.tile, best.layout, F)))
         best = {N, layout};

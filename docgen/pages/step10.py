@@ -81,7 +81,6 @@ def fft_tiled(tag):
         line = ["F = {}".format(f)]
         best = None
         for column in columns:
-            n = column[1]
             hit = [r for r in rows if int(r["filter_width"]) == f and _column(r["variant"]) == column]
             if not hit:
                 line.append("-")
