@@ -169,13 +169,14 @@ class ThisStep : public Step {
     //    kernels' loops over their butterflies then have a constant count,
     //    the split layout's work-items know how many butterflies of the
     //    last column pass they keep in registers, and the compiler can
-    //    budget registers by the size).
+    //    budget registers by the size). The registers layout's program is
+    //    also built for V (VALID): one program per filter width.
     int log2_m = 0;
     while ((1 << log2_m) < M) ++log2_m;
     std::string build = "-D TILE=" + std::to_string(M) + " -D LOG2_TILE=" + std::to_string(log2_m) +
                         " -D ITEMS=" + std::to_string(items);
     if (split) build += " -D SPLIT";
-    if (registers) build += " -D REGISTERS";
+    if (registers) build += " -D REGISTERS -D VALID=" + std::to_string(valid);
     cl::Program program = device.program(source(options), build, label(options));
     cl::Kernel kernel =
         make_kernel(program, split ? "convolve_split" : registers ? "convolve_registers" : "convolve", label(options));
@@ -196,7 +197,7 @@ class ThisStep : public Step {
     kernel.setArg(arg++, spectrum_buffer);
     kernel.setArg(arg++, twiddle_buffer);
     if (split) kernel.setArg(arg++, twiddle2_buffer);
-    kernel.setArg(arg++, valid);
+    if (!registers) kernel.setArg(arg++, valid);  // convolve_registers has it as VALID
     kernel.setArg(arg++, pairs_x);
     launch.run = [=, &queue]() mutable {
       cl::Event event;

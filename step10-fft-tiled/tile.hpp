@@ -61,8 +61,10 @@ double tile_flops_per_output(int N, int F);
 constexpr double kSplitCost = 1.5;
 // And times kRegisterCost in the registers layout, whose flops cost less:
 // two exchanges through local memory instead of six. Measured on the H100
-// (8192x8192, 2026-11-27): 0.72 to 0.73 the time per flop of the same
-// tile in local memory (F = 15 and 31). On PoCL it is faster too
+// (8192x8192, 2026-11-27, fft-tiled-h100.csv): 0.65 to 0.68 the time per
+// flop of the same tile in local memory (F = 31 and 15). 0.75 keeps the
+// split 128-point tile from F = 35 on; no width between 31 and 45 was
+// measured to tell the two apart. On PoCL it is faster too
 // (fft-tiled-pocl.csv), and a CPU's larger local memory still gets a
 // 256-point tile whole for the wide filters where it fits.
 constexpr double kRegisterCost = 0.75;
