@@ -106,6 +106,11 @@
 #            in turn; one row per process, its variant naming the setting
 # bank, volume and pocl-affinity run their own executables (build/bin/step6-bank,
 # build/bin/step6-volume, build/bin/step6-multioutput); extra options go to them.
+# The experiments on step 7's switches vary some switches and leave the rest
+# to step 7, which would take them from a stored winner where the user's
+# cache holds one (step7-tuned --tune). They measure against its documented
+# defaults, so they run with a cache folder of their own that never holds a
+# winner: clconv-defaults beside the user's cache.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 name="${1:?usage: bench/experiments.sh NAME TAG [sweep options]}"
@@ -118,6 +123,12 @@ sweep=build/bin/sweep
 bin=$(dirname "$sweep")
 tmp="$out.tmp.$$"   # bank and volume write here first: a failed run leaves no CSV behind
 trap 'rm -f "$tmp" "$tmp".note "$tmp".*.csv "$tmp".*.csv.partial' EXIT
+case "$name" in
+  tuning|inline|unroll|direct|direct-f7|direct-cpu|unroll-cpu)
+    XDG_CACHE_HOME="${XDG_CACHE_HOME:-$HOME/.cache}/clconv-defaults"
+    mkdir -p "$XDG_CACHE_HOME"
+    export XDG_CACHE_HOME ;;
+esac
 case "$name" in
   bank)    { "$bin/step6-bank" --image "synthetic:${BANK_IMAGE:-8192x8192}" --filter-width 3 \
                --reps "${BANK_REPS:-20}" --csv "$@"

@@ -17,8 +17,9 @@
 # the new CSVs.
 # Step 7's tuned rows (the tour, the results run, vs-opencv, the crossover)
 # run the winners in the user's cache (direct-cpu and unroll-cpu run its
-# defaults, with an empty cache): run bench/tune-steps.sh pocl first and copy its
-# tuned-step7-pocl.txt there (docs/results.md, "How to reproduce").
+# defaults: bench/experiments.sh says why): run bench/tune-steps.sh pocl
+# first and copy its tuned-step7-pocl.txt there (docs/results.md,
+# "Regenerating").
 # Finally it checks that every *-pocl.csv names one device and one date (the
 # library peers' rows name the CPU itself and are left out of that check, and
 # so is vs-opencv-pocl.csv, a record kept from before the renumbering).
@@ -64,11 +65,7 @@ for part in ${PARTS:-$all}; do
     blocks2048)  # three rounds, each its own process, each row's median kept
       bench/sweep-rounds.sh 3 "$results/blocks2048-pocl.csv" --steps 6 --images 2048x2048 \
         --filters box:3,box:5,box:7,box:15,box:31 --wgs auto --reps 15 --no-check --set block=16x2,16x4,8x4,16x8 ;;
-    direct-cpu|unroll-cpu)  # one switch of step 7 varied, the rest at its defaults: no stored winner
-      empty=$(mktemp -d)
-      XDG_CACHE_HOME="$empty" bench/experiments.sh "$part" pocl
-      rm -rf "$empty" ;;
-    pocl-affinity)
+    direct-cpu|unroll-cpu|pocl-affinity)
       bench/experiments.sh "$part" pocl ;;
     bank)
       BANK_IMAGE=1024x1024 BANK_REPS=5 bench/experiments.sh bank pocl ;;
