@@ -5,7 +5,7 @@
 # (./quickstart.sh build), then, on that machine, from the repository root:
 #   OUT=/some/folder bench/device-run.sh [NVIDIA_OPENCL_LIBRARY]
 # Writes the CSVs and logs into $OUT. Each part runs even if another fails;
-# PARTS picks some: tour conformance seed001 seed000 seed004 vector blocks
+# PARTS picks some: tour conformance steps1to4 wg-shapes unroll-widths vector blocks
 # unroll tuning inline perf kernelinfo ptxmix buildtime torch cupy cufft bank
 # volume histogram histpeers verify crossover separable-box fft-tiled
 # fft-tiled-floor (default: the first five). crossover: bench/crossover.sh (steps 7 to 10
@@ -59,7 +59,7 @@ stamp="# $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | he
   build/bin/tour --list-devices
 } > "$log" 2>&1
 
-for part in ${PARTS:-tour conformance seed001 seed000 seed004}; do
+for part in ${PARTS:-tour conformance steps1to4 wg-shapes unroll-widths}; do
   echo "== $part ==" >> "$log"
   case "$part" in
     tour)
@@ -68,8 +68,8 @@ for part in ${PARTS:-tour conformance seed001 seed000 seed004}; do
     conformance)
       build/bin/conformance_tests > "$OUT/conformance-$tag.txt" 2>&1
       tail -n 3 "$OUT/conformance-$tag.txt" >> "$log" ;;
-    seed004)
-      SEED004_IMAGE=4096x4096 SEED004_REPS=20 bench/experiments.sh seed004 "$tag" 2>> "$log" ;;
+    unroll-widths)
+      UNROLL_WIDTHS_IMAGE=4096x4096 UNROLL_WIDTHS_REPS=20 bench/experiments.sh unroll-widths "$tag" 2>> "$log" ;;
     kernelinfo)
       echo "$stamp; bench/device-run.sh part kernelinfo" > "$OUT/kernel-info-$tag.txt"
       for f in 3 5 7 15 31; do

@@ -4,15 +4,15 @@
 # writes docs/results/NAME-TAG.csv (or $RESULTS/NAME-TAG.csv). TAG names the
 # device (pocl, h100, ...); extra options select it, e.g. --platform NVIDIA.
 # Names:
-#   seed001  steps 1-4 at F = 3, 5, 7 on 600x400 with work-groups 8x8, 16x16,
-#            32x32, beside the serial baseline (the course report, seed 001)
-#   seed000  step 3 with work-groups 16x16, 32x8, 8x32 on 512^2, 1024^2,
-#            2048^2 with the 7x7 motion blur (the final-exam report, seed 000)
-#   seed004  step 4's three variants over filter widths 1..32 (the AMD
-#            tutorial's sawtooth, seed 004); image $SEED004_IMAGE
+#   steps1to4  steps 1-4 at F = 3, 5, 7 on 600x400 with work-groups 8x8, 16x16,
+#            32x32, beside the serial baseline (the course report, the course report)
+#   wg-shapes  step 3 with work-groups 16x16, 32x8, 8x32 on 512^2, 1024^2,
+#            2048^2 with the 7x7 motion blur (the final-exam report, the final-exam report)
+#   unroll-widths  step 4's three variants over filter widths 1..32 (the AMD
+#            tutorial's sawtooth, AMD's tutorial); image $UNROLL_WIDTHS_IMAGE
 #            (default 1024x1024; the H100 run uses 4096x4096)
 #   vector   step 5, float4 against scalar loads, aligned against unaligned
-#            rows, on 1900^2, 1919^2, 2000^2, 2048^2 (seed 000, 3.1/3.2/5.2)
+#            rows, on 1900^2, 1919^2, 2000^2, 2048^2 (the final-exam report, 3.1/3.2/5.2)
 #   blocks   step 6's block sizes and work-groups, F = 3, 5, 7, 15, 31, on
 #            $BLOCKS_IMAGE (default 8192x8192), work-groups $BLOCKS_WGS: the
 #            sweep behind its defaults
@@ -40,7 +40,7 @@
 #            7 in one pass against as many separate passes, on $BANK_IMAGE
 #            (default 8192x8192)
 #   volume   step 6 in 3D: a $VOLUME_SIZE^3 uchar volume (default 256, the
-#            size of seed 003), 7^3 filters, banks of 1..16, naive against
+#            size of the multi-dimensional post), 7^3 filters, banks of 1..16, naive against
 #            register-blocked, GFLOP/s against the measured FMA peak
 #   separable  step 8, both variants, block sizes, the tile-row loop unrolled
 #            or not, work-groups 16x16 and 32x8, box:3, box:15, box:31 on
@@ -188,13 +188,13 @@ case "$name" in
            awk 'FNR > 1 || NR == 1' "${parts[@]}" > "$tmp"
            rm -f "${parts[@]}"
            mv "$tmp" "$out"; exit 0 ;;
-  seed001) exec "$sweep" --steps 1,2,3,4 --variants default --images 600x400 \
+  steps1to4) exec "$sweep" --steps 1,2,3,4 --variants default --images 600x400 \
              --filters box:3,box:5,box:7 --wgs 8x8,16x16,32x32 --serial --reps 20 \
              --output "$out" "$@" ;;
-  seed000) exec "$sweep" --steps 3 --images 512x512,1024x1024,2048x2048 --filters motion45 \
+  wg-shapes) exec "$sweep" --steps 3 --images 512x512,1024x1024,2048x2048 --filters motion45 \
              --wgs 16x16,32x8,8x32 --reps 20 --output "$out" "$@" ;;
-  seed004) exec "$sweep" --steps 4 --variants all --images "${SEED004_IMAGE:-1024x1024}" \
-             --filters box:1..32 --wgs 16x16 --reps "${SEED004_REPS:-5}" --output "$out" "$@" ;;
+  unroll-widths) exec "$sweep" --steps 4 --variants all --images "${UNROLL_WIDTHS_IMAGE:-1024x1024}" \
+             --filters box:1..32 --wgs 16x16 --reps "${UNROLL_WIDTHS_REPS:-5}" --output "$out" "$@" ;;
   vector)  exec "$sweep" --steps 5 --variants all --set aligned=on,off \
              --images 1900x1900,1919x1919,2000x2000,2048x2048 --filters motion45 --wgs 16x16 \
              --reps 20 --output "$out" "$@" ;;

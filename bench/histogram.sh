@@ -33,7 +33,7 @@
 #                                     per work-item (random image)
 #   histogram-breakdown-TAG.csv       the cost of OpenCL, phase by phase, for
 #                                     global-partials on 1024x1024 pixels (the
-#                                     source's 1048576-element buffer, seed 002)
+#                                     source's 1048576-element buffer, the histogram post)
 #   histogram-breakdown-full-TAG.csv  the same for every variant on the source's
 #                                     image size, against the serial count
 # The breakdowns run with the drivers' own kernel caches off (PoCL's and

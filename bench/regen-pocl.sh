@@ -2,7 +2,7 @@
 # Regenerates every PoCL table the pages show, on this machine, in one go,
 # then the pages themselves:
 #   bench/regen-pocl.sh            (from anywhere; build first: ./quickstart.sh build)
-# Runs the tour (every variant), seed001, seed000, seed004, vector, blocks,
+# Runs the tour (every variant), steps1to4, wg-shapes, unroll-widths, vector, blocks,
 # blocks2048 (step 6's CPU blocks at 2048x2048), direct-cpu, unroll-cpu,
 # pocl-affinity,
 # bank, volume, the results page's same-run comparison (bench/results.sh,
@@ -24,7 +24,7 @@
 # library peers' rows name the CPU itself and are left out of that check, and
 # so is vs-opencv-pocl.csv, a record kept from before the renumbering).
 #
-# Takes about 30 minutes on a quiet 2-core machine (the seed 004 width sweep
+# Takes about 30 minutes on a quiet 2-core machine (AMD's tutorial width sweep
 # and the results run are two thirds of it). Run it on a quiet machine: the
 # tables compare within one run, and other load moves CPU timings by tens of
 # percent. PARTS picks some parts (names as below); RESULTS (default
@@ -49,7 +49,7 @@ header="regen-pocl.sh on $(date -u +%F\ %H:%M) UTC, $(nproc) cores"
 if [ -n "${PARTS:-}" ]; then echo "$header, parts: $PARTS" >> "$load"; else echo "$header" > "$load"; fi
 note() { echo "$1: load average (1, 5, 15 min) $(cut -d' ' -f1-3 /proc/loadavg)" >> "$load"; }
 note "start"
-all="tour seed001 seed000 seed004 vector blocks blocks2048 direct-cpu unroll-cpu pocl-affinity bank volume perf vs-opencv crossover histogram histogram-peers"
+all="tour steps1to4 wg-shapes unroll-widths vector blocks blocks2048 direct-cpu unroll-cpu pocl-affinity bank volume perf vs-opencv crossover histogram histogram-peers"
 for part in ${PARTS:-$all}; do
   start=$SECONDS
   echo "== regen-pocl: $part" >&2
@@ -58,7 +58,7 @@ for part in ${PARTS:-$all}; do
       tmp=$(mktemp)
       "$build/bin/tour" --all-variants --csv > "$tmp"
       mv "$tmp" "$results/tour-pocl.csv" ;;
-    seed001|seed000|seed004|vector)
+    steps1to4|wg-shapes|unroll-widths|vector)
       bench/experiments.sh "$part" pocl ;;
     blocks)
       BLOCKS_IMAGE=1024x1024 BLOCKS_REPS=5 BLOCKS_WGS=16x16 bench/experiments.sh blocks pocl ;;

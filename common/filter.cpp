@@ -20,7 +20,7 @@ Filter make(int width, std::vector<float> w, std::string name) {
   return Filter{width, std::move(w), std::move(name)};
 }
 
-// The 7x7 45-degree motion blur of the 2012 final-exam report (seed 000), with
+// The 7x7 45-degree motion blur of the 2012 final-exam report (the final-exam report), with
 // all seven rows: the report's listing gives only six of them to a 49-element
 // array, so its last row silently became zeros (docs/step1-naive.md).
 Filter motion45() {

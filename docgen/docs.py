@@ -20,7 +20,7 @@ figures, failing --check when they stop bearing it out (see CLAIM).
 
 A generated block in a Markdown page looks like
 
-    <!-- generated: seed001 pocl -->
+    <!-- generated: steps1to4 pocl -->
     ...
     <!-- end generated -->
 
@@ -38,8 +38,8 @@ from tables import ROOT, RESULTS, FIGURES, load, caption, fmt, table, pick
 BLOCK = re.compile(r"(<!-- generated: ([^>]*?) -->\n)(.*?)(<!-- end generated -->)", re.S)
 
 
-def seed001(tag):
-    rows = load("seed001-" + tag)
+def steps1to4(tag):
+    rows = load("steps1to4-" + tag)
     widths = sorted({int(r["filter_width"]) for r in rows})
     steps = ["step1-naive", "step2-constant", "step3-local", "step4-unroll"]
     body = []
@@ -51,11 +51,11 @@ def seed001(tag):
             line.append("{} ms ({}x)".format(fmt(r["median_ms"]), fmt(r["speedup_serial"])) if r else "-")
         body.append(line)
     return table(["filter", "serial"] + steps, body) + caption(
-        rows, "bench/experiments.sh seed001 " + tag) + "\nWork-group 16x16; in brackets: speedup over the serial loop.\n"
+        rows, "bench/experiments.sh steps1to4 " + tag) + "\nWork-group 16x16; in brackets: speedup over the serial loop.\n"
 
 
-def seed001_wg(tag):
-    rows = load("seed001-" + tag)
+def steps1to4_wg(tag):
+    rows = load("steps1to4-" + tag)
     widths = sorted({int(r["filter_width"]) for r in rows})
     wgs = ["8x8", "16x16", "32x32"]
     body = []
@@ -66,11 +66,11 @@ def seed001_wg(tag):
             line.append("{}x".format(fmt(r["speedup_serial"])) if r else "refused")
         body.append(line)
     return table(["step3-local, speedup over serial"] + wgs, body) + caption(
-        rows, "bench/experiments.sh seed001 " + tag)
+        rows, "bench/experiments.sh steps1to4 " + tag)
 
 
-def seed000(tag):
-    rows = load("seed000-" + tag)
+def wg_shapes(tag):
+    rows = load("wg-shapes-" + tag)
     sizes = []
     for r in rows:
         s = "{}x{}".format(r["width"], r["height"])
@@ -85,11 +85,11 @@ def seed000(tag):
             r = pick(rows, width=w, height=h, wg=wg)
             line.append(fmt(r["median_ms"]) + " ms" if r else "-")
         body.append(line)
-    return table(["image"] + wgs, body) + caption(rows, "bench/experiments.sh seed000 " + tag)
+    return table(["image"] + wgs, body) + caption(rows, "bench/experiments.sh wg-shapes " + tag)
 
 
-def seed004(tag):
-    rows = load("seed004-" + tag)
+def unroll_widths(tag):
+    rows = load("unroll-widths-" + tag)
     body = []
     for w in range(12, 22):
         base = pick(rows, filter_width=str(w), variant="loop4")
@@ -101,7 +101,7 @@ def seed004(tag):
             line.append("{:.2f}".format(float(r["median_ms"]) / float(base["median_ms"])) if r else "-")
         body.append(line)
     return table(["F", "F % 4", "loop4", "ifelse / loop4", "fixed / loop4"], body) + caption(
-        rows, "bench/experiments.sh seed004 " + tag)
+        rows, "bench/experiments.sh unroll-widths " + tag)
 
 
 # The variant of the step before that a step builds on (Step::builds_on in
@@ -540,7 +540,7 @@ def render_values(text):
 # "100 % of the limit") is wrapped in a literal marker that names where it
 # comes from:
 #
-#     <!-- literal: seed 002's report, table 3 -->45 to 48 %<!-- end literal -->
+#     <!-- literal: the histogram post, table 3 -->45 to 48 %<!-- end literal -->
 #
 # A page that is still being converted can be listed in PROSE_PENDING: its
 # findings are printed as warnings and do not fail --check.
@@ -618,7 +618,7 @@ def check_prose(pages):
     return failing, warned
 
 
-GENERATORS = {"diff": kernel_diff, "seed001": seed001, "seed001-wg": seed001_wg, "seed000": seed000, "seed004": seed004,
+GENERATORS = {"diff": kernel_diff, "steps1to4": steps1to4, "steps1to4-wg": steps1to4_wg, "wg-shapes": wg_shapes, "unroll-widths": unroll_widths,
               "tour": tour, "source": source, "reading": reading}
 
 
@@ -656,11 +656,11 @@ def figures():
               file=sys.stderr)
         return
     os.makedirs(FIGURES, exist_ok=True)
-    tags = [t for t in ("pocl", "h100") if os.path.exists(os.path.join(RESULTS, "seed004-%s.csv" % t))]
+    tags = [t for t in ("pocl", "h100") if os.path.exists(os.path.join(RESULTS, "unroll-widths-%s.csv" % t))]
     if tags:
         fig, axes = plt.subplots(1, len(tags), figsize=(5.5 * len(tags), 3.8), squeeze=False)
         for ax, tag in zip(axes[0], tags):
-            rows = load("seed004-" + tag)
+            rows = load("unroll-widths-" + tag)
             for variant, style in (("loop4", "o-"), ("ifelse", "s-"), ("fixed", "^-")):
                 pts = sorted((int(r["filter_width"]),
                               float(r["median_ms"]) * 1e6 / (int(r["width"]) * int(r["height"]) *
@@ -674,7 +674,7 @@ def figures():
             ax.axvspan(15.5, 20.5, color="0.9")
             ax.legend(fontsize=8)
         fig.tight_layout()
-        fig.savefig(os.path.join(FIGURES, "seed004-sawtooth.svg"), metadata={"Date": None})
+        fig.savefig(os.path.join(FIGURES, "unroll-widths-sawtooth.svg"), metadata={"Date": None})
         plt.close(fig)
     for mod in PLUGINS:
         if hasattr(mod, "figures"):

@@ -122,7 +122,7 @@ int main(int argc, char** argv) {
         row.gflops = flops / (run.stats.median_ms * 1e6);
         row.gbps = (static_cast<double>(volume.voxels.size()) + 4.0 * outputs * bank) /
                    (run.stats.median_ms * 1e6);
-        // The share of the measured FMA peak (seed 003's utilization).
+        // The share of the measured FMA peak (the multi-dimensional post's utilization).
         if (limits.fma_gflops > 0) {
           row.pct_limit = 100.0 * row.gflops / limits.fma_gflops;
           row.limit = "fma";

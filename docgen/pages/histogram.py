@@ -21,13 +21,13 @@ DEVICE_RUNS = {
                      'OUT=DIR bench/device-run.sh'),
 }
 
-# Quoted from seed 002 (the 2013 blog post): its cost-of-OpenCL table, in
+# Quoted from the histogram post (the 2013 blog post): its cost-of-OpenCL table, in
 # seconds, for a 1048576-int buffer and a kernel of one atom_inc per element,
 # in pyopencl on a MacBook Pro. Not measured here.
-SEED002 = {
-    "cpu": ("seed 002: Core i7-3540M", {"queue": 0.006128, "read": 0.000031, "build": 0.006540,
+SOURCE_POST = {
+    "cpu": ("the histogram post: Core i7-3540M", {"queue": 0.006128, "read": 0.000031, "build": 0.006540,
                                         "buffer": 0.000191, "run": 0.000128, "total": 0.013018}),
-    "gpu": ("seed 002: HD Graphics 4000", {"queue": 0.010630, "read": 0.000050, "build": 0.006650,
+    "gpu": ("the histogram post: HD Graphics 4000", {"queue": 0.010630, "read": 0.000050, "build": 0.006650,
                                            "buffer": 0.001557, "run": 0.000194, "total": 0.019081}),
 }
 
@@ -160,14 +160,14 @@ def breakdown():
         ("**total, warm build**", None, ["total (warm build)"]),
         ("serial count, for comparison", None, ["serial count"]),
     ]
-    header = ["phase"] + [SEED002[k][0] for k in ("cpu", "gpu")]
+    header = ["phase"] + [SOURCE_POST[k][0] for k in ("cpu", "gpu")]
     for label, _ in ours:
         header += ["{}, first".format(label), "{}, median".format(label)]
     body = []
     for label, seed_key, phases in lines:
         cells = [label]
         for k in ("cpu", "gpu"):
-            cells.append(ms(SEED002[k][1][seed_key] * 1000) if seed_key else "-")
+            cells.append(ms(SOURCE_POST[k][1][seed_key] * 1000) if seed_key else "-")
         for _, rows in ours:
             for key in ("first_ms", "median_ms"):
                 values = [phase(rows, p, key) for p in phases]
@@ -184,7 +184,7 @@ def breakdown():
     return table(header, body) + "\n" + "\n".join(notes) + "\n" + (
         "\nOurs: global-partials on a {}x{} synthetic image, {} fresh start-ups in one process; "
         "*first* is the first of them (it also loads the driver), *median* the median of all. "
-        "The seed 002 columns are quoted from the post (one run each, in seconds there, "
+        "The histogram post columns are quoted from the post (one run each, in seconds there, "
         "milliseconds here); its *run program* timed the enqueue only, without waiting.\n".format(
             r["width"], r["height"], r["reps"]) if r else "")
 

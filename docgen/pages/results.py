@@ -12,7 +12,7 @@ Inputs (docs/results/):
   cupy-h200.csv   python3 bench/cupy_correlate.py --size 8192x8192 --filters 3,5,7,15,31
   (the three GPU files from one bench/device-run.sh call, PARTS="perf torch cupy ...")
   perf-h100.csv   the H100 run of the same command, kept for the seeds table
-  seed001-*, tour-*, vector-*, histogram-*: the seeds table
+  steps1to4-*, tour-*, vector-*, histogram-*: the seeds table
 
 GFLOP/s, GB/s and the shares of the limits are recomputed here from each
 row's median time with the formulas of common/report.cpp (2 F^2 flops per
@@ -355,25 +355,25 @@ def _field(name, field, **match):
     return float(r[field]) if r and r[field] else None
 
 
-def _seed001(tag):
-    vals = [_field("seed001-" + tag, "speedup_serial", step="step3-local", filter_width=w, wg="16x16")
+def _src_course_report(tag):
+    vals = [_field("steps1to4-" + tag, "speedup_serial", step="step3-local", filter_width=w, wg="16x16")
             for w in ("3", "7")]
     return "{} / {}".format(*(_x(v) for v in vals)) if any(vals) else "-"
 
 
-def _seed000_unroll(tag):
+def _src_final_exam_unroll(tag):
     v = _ratio(_ms("tour-" + tag, step="step3-local"), _ms("tour-" + tag, step="step4-unroll", variant="fixed"))
     return _x(v)
 
 
-def _seed000_align(tag):
+def _src_final_exam_align(tag):
     name = "vector-" + tag
     vals = [_ratio(_ms(name, width=s, variant="float4 aligned=off"), _ms(name, width=s, variant="float4"))
             for s in ("1919", "2048")]
     return "{} / {}".format(*(_x(v) for v in vals)) if any(vals) else "-"
 
 
-def _seed003(tag):
+def _src_multidim_post(tag):
     run = _run_if(tag)
     if not run or 31 not in run.widths():
         return "-"
@@ -383,7 +383,7 @@ def _seed003(tag):
     return "{} % / {} %".format(fmt(metrics(a, run.lim)["pct_fma"]), fmt(metrics(b, run.lim)["pct_fma"]))
 
 
-def _seed004(tag):
+def _src_amd_tutorial(tag):
     run = _run_if(tag)
     if not run:
         return "-"
@@ -394,7 +394,7 @@ def _seed004(tag):
     return " / ".join(out)
 
 
-def _seed002(tag):
+def _src_histogram_post(tag):
     name = "histogram-" + tag
     vals = [_ms(name, variant=v, phase="histogram") for v in ("global-partials", "device-merge", "serial")]
     if not all(vals):
@@ -403,23 +403,23 @@ def _seed002(tag):
 
 
 SEEDS = [
-    ("seed 001", "not named (the report speaks of CUDA threads)",
-     "600x400, tile in local memory (16x16) over the serial loop, F = 3 / 7", "9.06x / 44.96x", _seed001),
-    ("seed 000", "AMD Radeon HD 6770M, 6 compute units at 675 MHz, OpenCL 1.1",
+    ("the course report", "not named (the report speaks of CUDA threads)",
+     "600x400, tile in local memory (16x16) over the serial loop, F = 3 / 7", "9.06x / 44.96x", _src_course_report),
+    ("the final-exam report", "AMD Radeon HD 6770M, 6 compute units at 675 MHz, OpenCL 1.1",
      "7x7 motion blur: loops fully unrolled, time of the rolled loop over the unrolled one "
-     "(theirs: 512x512 to 2048x2048; ours: 2048x2048)", "4.5x (with float4 reads)", _seed000_unroll),
-    ("seed 000", "AMD Radeon HD 6770M",
+     "(theirs: 512x512 to 2048x2048; ours: 2048x2048)", "4.5x (with float4 reads)", _src_final_exam_unroll),
+    ("the final-exam report", "AMD Radeon HD 6770M",
      "rows padded to a multiple of the work-group width: unpadded time over padded (1919 / 2048)",
-     "no difference", _seed000_align),
-    ("seed 003", "AMD Radeon HD 6970 (2.52 TFLOP/s peak, counting an FMA as one operation)",
+     "no difference", _src_final_exam_align),
+    ("the multi-dimensional post", "AMD Radeon HD 6970 (2.52 TFLOP/s peak, counting an FMA as one operation)",
      "share of the FMA peak, naive kernel / register-blocked kernel (theirs: 7x7x7 on a 256³ volume, "
-     "8 filters; ours: F = 31)", "about 10 % / about 65 %", _seed003),
-    ("seed 004", "AMD Phenom X4 9950 (2.6 GHz) host, ATI Stream SDK 2.0 beta; the device is not named",
+     "8 filters; ours: F = 31)", "about 10 % / about 65 %", _src_multidim_post),
+    ("AMD's tutorial", "AMD Phenom X4 9950 (2.6 GHz) host, ATI Stream SDK 2.0 beta; the device is not named",
      "loop unrolled by four, time over the plain loop (theirs: F = 16 to 20; ours: F = 15 / 31)",
-     "74 % to 92 %", _seed004),
-    ("seed 002", "Intel Core i7-3540M with HD Graphics 4000 (MacBook Pro)",
+     "74 % to 92 %", _src_amd_tutorial),
+    ("the histogram post", "Intel Core i7-3540M with HD Graphics 4000 (MacBook Pro)",
      "histogram of a 7728x4354 image, whole call: per-work-item partials merged on the host / "
-     "merged on the device / a serial count (theirs: PIL's)", "0.9 s + 18 s / 2.5 s / 1.5 s", _seed002),
+     "merged on the device / a serial count (theirs: PIL's)", "0.9 s + 18 s / 2.5 s / 1.5 s", _src_histogram_post),
 ]
 
 
@@ -429,9 +429,9 @@ def seeds():
         body.append([seed, hardware, what, theirs, ours("pocl"), ours("h100"), ours(GPU)])
     return table(["source", "their hardware", "what", "theirs", "ours, PoCL", "ours, H100", "ours, H200"],
                  body) + (
-        "\n*Theirs: as each document reports it. Ours: from `docs/results/` (seed 001: "
-        "`seed001-*.csv`; seed 000: `tour-*.csv` and `vector-*.csv`; seeds 003 and 004: "
-        "`perf-*.csv`; seed 002: `histogram-*.csv`); - where we have no such run.*\n")
+        "\n*Theirs: as each document reports it. Ours: from `docs/results/` (the course report: "
+        "`steps1to4-*.csv`; the final-exam report: `tour-*.csv` and `vector-*.csv`; the multi-dimensional post and AMD's tutorial: "
+        "`perf-*.csv`; the histogram post: `histogram-*.csv`); - where we have no such run.*\n")
 
 
 GENERATORS = {"results-devices": devices, "results-time": steps_time, "results-prev": steps_prev,

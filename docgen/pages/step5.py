@@ -1,6 +1,6 @@
 # Step 5's tables: float4 against scalar tile loads, rows aligned to 128 bytes
 # against rows at the padded image's width (bench/experiments.sh vector TAG),
-# the seed 000 report's experiment (its sections 3.1, 3.2 and 5.2).
+# the final-exam report's experiment (its sections 3.1, 3.2 and 5.2).
 from tables import load, table, fmt, caption, pick
 
 VARIANTS = [("float4", "float4, aligned"), ("float4 aligned=off", "float4, off"),
