@@ -21,6 +21,21 @@ twice; a command that selects nothing still fails.
 
 A block must leave the working tree as it found it: new untracked files
 outside build/ fail it (write scratch files under $TMPDIR or build/).
+
+What a block prints can be checked against what the page says of it. Right
+after the closing fence, each line of the form
+
+    <!-- expect: REGEX -->                  the output must match REGEX
+    <!-- expect: REGEX in LO..HI -->        ... and its first group, a number,
+                                            lie in [LO, HI]
+    <!-- expect: REGEX / REGEX in LO..HI --> the ratio of the two numbers
+                                            (first group of each) in [LO, HI]
+
+is one check (Python regular expressions, searched in stdout and stderr
+together, MULTILINE). The ranges state what the prose claims: direction and
+order of magnitude, wide enough for a noisy 2-core machine. Checks are
+skipped under --list-tests only for ctest blocks, which then list instead
+of running.
 """
 import argparse
 import glob
@@ -39,17 +54,66 @@ NOT_RUN = {"bash tests/reliability/ci.sh": "the reliability stages: CI runs them
 
 
 def pages():
-    return [os.path.join(ROOT, "README.md")] + sorted(glob.glob(os.path.join(ROOT, "docs", "*.md")))
+    return [os.path.join(ROOT, "README.md")] + sorted(glob.glob(os.path.join(ROOT, "docs", "**", "*.md"), recursive=True))
+
+
+EXPECT = re.compile(r"^<!-- expect: (.*?) -->$")
+EXPECT_RANGE = re.compile(r"^(.*?) in (-?[0-9.eE+-]+)\.\.(-?[0-9.eE+-]+)$")
+
+
+def expectations(page, lines, i):
+    """The expect lines right after the fence that closes at lines[i]."""
+    out = []
+    j = i + 1
+    while j < len(lines) and EXPECT.match(lines[j].strip()):
+        spec = EXPECT.match(lines[j].strip()).group(1)
+        m = EXPECT_RANGE.match(spec)
+        try:
+            if m:
+                pats = [re.compile(p.strip(), re.M) for p in re.split(r" / ", m.group(1))]
+                if len(pats) > 2:
+                    raise re.error("at most two patterns (A / B)")
+                out.append((spec, pats, float(m.group(2)), float(m.group(3))))
+            else:
+                out.append((spec, [re.compile(spec, re.M)], None, None))
+        except (re.error, ValueError) as e:
+            raise SystemExit("{}:{}: bad expect line ({})".format(os.path.relpath(page, ROOT), j + 1, e))
+        j += 1
+    return out
+
+
+def check_expectations(output, expects):
+    """What the output does not bear out, one line each."""
+    problems = []
+    for spec, pats, lo, hi in expects:
+        found = [p.search(output) for p in pats]
+        if not all(found):
+            problems.append("expected /{}/ in the output".format(
+                next(p.pattern for p, f in zip(pats, found) if not f)))
+            continue
+        if lo is None:
+            continue
+        try:
+            nums = [float(f.group(1)) for f in found]
+        except (IndexError, ValueError, TypeError):
+            problems.append("expect '{}': a pattern's first group is not a number".format(spec))
+            continue
+        value = nums[0] / nums[1] if len(nums) == 2 and nums[1] != 0 else nums[0]
+        if len(nums) == 2 and nums[1] == 0:
+            problems.append("expect '{}': divides by 0".format(spec))
+        elif not lo <= value <= hi:
+            problems.append("expect '{}': got {:.4g}".format(spec, value))
+    return problems
 
 
 def blocks(page):
-    """(line, marker, text) of each runnable block of one page."""
+    """(line, marker, text, expectations) of each runnable block of one page."""
     out = []
     with open(page) as f:
         lines = f.read().split("\n")
     for n, line in enumerate(lines):
         for m in HEADER.finditer(line):
-            out.append((n + 1, "skipped" if m.group(2) in NOT_RUN else "runnable", m.group(2) + "\n"))
+            out.append((n + 1, "skipped" if m.group(2) in NOT_RUN else "runnable", m.group(2) + "\n", []))
     i = 0
     while i < len(lines):
         m = FENCE.match(lines[i].strip())
@@ -65,9 +129,9 @@ def blocks(page):
                 if marker not in ("runnable", "runnable-fails"):
                     raise SystemExit("{}:{}: unknown marker '{}' (runnable or runnable-fails)".format(
                         os.path.relpath(page, ROOT), start + 1, marker))
-                out.append((start + 1, marker, "\n".join(body) + "\n"))
+                out.append((start + 1, marker, "\n".join(body) + "\n", expectations(page, lines, i)))
         i += 1
-    return sorted(out)
+    return sorted(out, key=lambda b: b[0])
 
 
 # Sourced before each block in --list-tests mode: ctest lists what it selects
@@ -106,7 +170,7 @@ def untracked():
             and not line[3:].startswith(("build", "out/", "Testing/"))}
 
 
-def run_block(page, line, marker, text, args):
+def run_block(page, line, marker, text, expects, args):
     where = "{}:{}".format(os.path.relpath(page, ROOT), line)
     script = "set -euo pipefail\n" + (CTEST_LIST_ONLY if args.list_tests else CTEST_CHECKED) + text
     if marker == "skipped":
@@ -134,6 +198,8 @@ def run_block(page, line, marker, text, args):
         problems.append("exited {} (it should succeed)".format(status))
     elif marker == "runnable-fails" and status == 0:
         problems.append("exited 0 (the page shows it failing)")
+    if status is not None and not (args.list_tests and re.search(r"^\s*ctest\b", text, re.M)):
+        problems += check_expectations(output or "", expects)
     if before is not None and after is not None and after - before:
         problems.append("left files in the tree: " + ", ".join(sorted(after - before)))
     if problems:
@@ -142,13 +208,13 @@ def run_block(page, line, marker, text, args):
         print("  --- output (last 40 lines) ---")
         print("  " + "\n  ".join(output.strip().split("\n")[-40:]))
         return False
-    print("ok     {} ({:.0f} s)".format(where, took))
+    print("ok     {} ({:.0f} s{})".format(where, took, ", {} expect(s) held".format(len(expects)) if expects else ""))
     return True
 
 
 def main():
     parser = argparse.ArgumentParser(description="Run the shell blocks the pages mark as runnable.")
-    parser.add_argument("pages", nargs="*", help="pages to run (default: README.md and docs/*.md)")
+    parser.add_argument("pages", nargs="*", help="pages to run (default: README.md and every page under docs/)")
     parser.add_argument("--list", action="store_true", help="print the blocks, do not run them")
     parser.add_argument("--list-tests", action="store_true",
                         help="ctest commands list their selection (--show-only) instead of running it")
@@ -165,13 +231,15 @@ def main():
         return 2
     total, failed, start = 0, 0, time.time()
     for page in chosen:
-        for line, marker, text in blocks(page):
+        for line, marker, text, expects in blocks(page):
             total += 1
             if args.list:
                 print("{}:{} [{}]\n  {}".format(os.path.relpath(page, ROOT), line, marker,
                                                 text.strip().replace("\n", "\n  ")))
+                for spec, _, _, _ in expects:
+                    print("  expect: " + spec)
                 continue
-            failed += not run_block(page, line, marker, text, args)
+            failed += not run_block(page, line, marker, text, expects, args)
     if args.list:
         return 0
     if total == 0:
