@@ -66,11 +66,12 @@ Comparison compare(const Image& output, const Reference& ref, Allowed allowed) {
   for (std::size_t i = 0; i < ref.value.size(); ++i) {
     const double out = output.pixels[i];
     const double err = std::fabs(out - ref.value[i]);
-    const double rel = ref.magnitude[i] > 0 ? err / ref.magnitude[i] : (err > 0 ? INFINITY : 0.0);
-    const bool ok = std::isfinite(out) && err <= allowed(i) + FLT_MIN;
+    const double limit = allowed(i) + FLT_MIN;
+    const bool ok = std::isfinite(out) && err <= limit;
     if (!ok) ++c.bad_pixels;
-    // A NaN or infinity counts as the worst possible error.
-    const double score = std::isfinite(out) ? rel : INFINITY;
+    // The worst pixel is the one furthest over (or nearest to) its own
+    // tolerance; a NaN or infinity is the worst possible.
+    const double score = std::isfinite(out) ? err / limit : INFINITY;
     if (score > worst) {
       worst = score;
       c.worst_x = static_cast<int>(i % ref.width);
@@ -79,9 +80,18 @@ Comparison compare(const Image& output, const Reference& ref, Allowed allowed) {
     if (!std::isfinite(out)) {
       c.max_abs_err = INFINITY;
       c.max_rel_err = INFINITY;
-    } else {
+    } else if (ref.magnitude[i] > 0) {
       c.max_abs_err = std::max(c.max_abs_err, err);
-      c.max_rel_err = std::max(c.max_rel_err, rel);
+      c.max_rel_err = std::max(c.max_rel_err, err / ref.magnitude[i]);
+    } else {
+      // Every term of this sum is 0 (an image's zero border, a field of 0s
+      // around an impulse): the exact answer is 0 and a relative error has
+      // no meaning, so its error is counted apart, in absolute terms.
+      c.max_abs_err = std::max(c.max_abs_err, err);
+      if (err > 0) {
+        ++c.zero_sums_nonzero;
+        c.max_zero_sum_err = std::max(c.max_zero_sum_err, err);
+      }
     }
   }
   return c;
@@ -114,6 +124,9 @@ double output_scale(const Filter& filter, const Image& padded) {
 std::string Comparison::describe() const {
   std::ostringstream s;
   s << "max abs error " << max_abs_err << ", max rel error " << max_rel_err;
+  if (zero_sums_nonzero > 0)
+    s << " (relative to sum |w * x|; " << zero_sums_nonzero
+      << " output(s) whose terms are all 0 came out non-zero, up to " << max_zero_sum_err << ")";
   if (bad_pixels > 0)
     s << "; " << bad_pixels << " pixel(s) over tolerance, worst at (" << worst_x << ", "
       << worst_y << ")";

@@ -54,7 +54,11 @@ Image serial_correlate(const Image& padded, const Filter& filter);
 
 struct Comparison {
   double max_abs_err = 0;  // max |out - ref|
-  double max_rel_err = 0;  // max |out - ref| / sum |w * x| at that pixel
+  double max_rel_err = 0;  // max |out - ref| / sum |w * x|, over pixels where that sum is not 0
+  // Pixels whose terms are all 0 (exact answer 0) that came out non-zero, and
+  // the largest of them: a transform's rounding noise, or a kernel's bug.
+  long long zero_sums_nonzero = 0;
+  double max_zero_sum_err = 0;
   long long bad_pixels = 0;  // over the tolerance, NaN or infinite
   int worst_x = -1, worst_y = -1;
   bool passed() const { return bad_pixels == 0; }

@@ -355,6 +355,23 @@ TEST_CASE("the comparison catches NaN, wrong values and wrong sizes", "[referenc
   CHECK_THROWS_AS(compare_with_reference(Image(7, 8), ref, 3), Error);
 }
 
+TEST_CASE("an output whose terms are all 0 is counted apart, not as an infinite relative error", "[reference]") {
+  const Filter f = parse_filter_spec("box:3");
+  Image img(9, 9, 0.0f);
+  img.at(1, 1) = 1.0f;  // only the outputs around (1, 1) have a term that is not 0
+  const Reference ref = reference_correlate(pad_image(img, 3, Border::zero), f);
+  Image out = serial_correlate(pad_image(img, 3, Border::zero), f);
+  out.at(1, 1) += 1e-7f;  // inside the impulse's support: a relative error
+  out.at(7, 7) = 1e-9f;   // every term 0: a transform's rounding noise
+  const Comparison c = compare_with_reference_terms(out, ref, 1000);
+  CHECK(std::isfinite(c.max_rel_err));
+  CHECK(c.max_rel_err > 0);
+  CHECK(c.zero_sums_nonzero == 1);
+  CHECK(c.max_zero_sum_err == Approx(1e-9).epsilon(1e-3));
+  CHECK(c.describe().find("whose terms are all 0") != std::string::npos);
+  CHECK(c.describe().find("inf") == std::string::npos);
+}
+
 // ---- reports ---------------------------------------------------------------------------
 
 TEST_CASE("CSV has the shared columns, one header row, escaped fields", "[report]") {
