@@ -24,27 +24,36 @@ function(clconv_embed target symbol file)
 endfunction()
 
 # clconv_add_step(<folder> SOURCES <launcher.cpp> [<more.cpp>...]
-#                          KERNEL <convolve.cl> MAIN <main.cpp>)
+#                          KERNEL <convolve.cl> [MAIN <main.cpp>])
 # Called from <folder>/CMakeLists.txt. Builds the library <id>_lib (<id> is
 # <folder> with '-' turned into '_': step3_local_lib) from SOURCES plus
 # KERNEL embedded as conv::embedded::<id>_kernel (CLCONV_STEP_KERNEL in the
-# library's sources, beside CLCONV_STEP_NAME and CLCONV_STEP_FACTORY), and the executable
-# build/bin/<folder> from MAIN. The tour, the sweeps and the tests link the
-# library through clconv_steps (the top-level CMakeLists.txt).
+# library's sources, beside CLCONV_STEP_NAME), and the executable
+# build/bin/<folder>. The launcher defines the step's factory, make_<id>().
+# Without MAIN the executable's main() is generated from
+# cmake/step_main.cpp.in: it hands make_<id>() to step_main(). A step whose
+# executable does more (step 7's --tune) names its own MAIN. The tour, the
+# sweeps and the tests link the library through clconv_steps (the top-level
+# CMakeLists.txt).
 function(clconv_add_step folder)
   cmake_parse_arguments(PARSE_ARGV 1 arg "" "KERNEL;MAIN" "SOURCES")
-  if(NOT arg_SOURCES OR NOT arg_KERNEL OR NOT arg_MAIN)
-    message(FATAL_ERROR "clconv_add_step(${folder}): SOURCES, KERNEL and MAIN are all needed")
+  if(NOT arg_SOURCES OR NOT arg_KERNEL)
+    message(FATAL_ERROR "clconv_add_step(${folder}): SOURCES and KERNEL are both needed")
   endif()
   string(MAKE_C_IDENTIFIER "${folder}" id)
   add_library(${id}_lib STATIC ${arg_SOURCES})
   target_link_libraries(${id}_lib PUBLIC clconv_common)
   clconv_embed(${id}_lib ${id}_kernel ${arg_KERNEL})
   # What a launcher would otherwise spell out itself, so that two adjacent
-  # launchers differ only in what their steps do: the step's name, its
-  # embedded kernel's symbol and its factory, all from the folder's name.
+  # launchers differ only in what their steps do: the step's name and its
+  # embedded kernel's symbol, from the folder's name.
   target_compile_definitions(${id}_lib PRIVATE CLCONV_STEP_NAME="${folder}"
-                             CLCONV_STEP_KERNEL=${id}_kernel CLCONV_STEP_FACTORY=make_${id})
+                             CLCONV_STEP_KERNEL=${id}_kernel)
+  if(NOT arg_MAIN)
+    set(factory make_${id})
+    set(arg_MAIN "${CMAKE_BINARY_DIR}/generated/${folder}_main.cpp")
+    configure_file("${PROJECT_SOURCE_DIR}/cmake/step_main.cpp.in" "${arg_MAIN}" @ONLY)
+  endif()
   add_executable(${folder} ${arg_MAIN})
   target_link_libraries(${folder} PRIVATE ${id}_lib)
 endfunction()

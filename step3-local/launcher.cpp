@@ -78,6 +78,6 @@ class ThisStep : public Step {
 
 }  // namespace
 
-std::unique_ptr<Step> CLCONV_STEP_FACTORY() { return std::make_unique<ThisStep>(); }
+std::unique_ptr<Step> make_step3_local() { return std::make_unique<ThisStep>(); }
 
 }  // namespace conv

@@ -250,6 +250,6 @@ class ThisStep : public Step {
 
 }  // namespace
 
-std::unique_ptr<Step> CLCONV_STEP_FACTORY() { return std::make_unique<ThisStep>(); }
+std::unique_ptr<Step> make_step7_tuned() { return std::make_unique<ThisStep>(); }
 
 }  // namespace conv

@@ -664,7 +664,7 @@ class ThisStep : public Step {
 
 }  // namespace
 
-std::unique_ptr<Step> CLCONV_STEP_FACTORY() { return std::make_unique<ThisStep>(); }
+std::unique_ptr<Step> make_step8_separable() { return std::make_unique<ThisStep>(); }
 
 Step9Defaults step8_default_settings(const DeviceFacts& facts, const Filter& filter, int wg_x, int wg_y) {
   ThisStep step;
