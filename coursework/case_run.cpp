@@ -10,8 +10,8 @@
 #include <regex>
 #include <sstream>
 
-#include "common/errors.hpp"
-#include "common/image.hpp"
+#include "common/core/errors.hpp"
+#include "common/machinery/image_files.hpp"
 
 namespace conv::grade {
 

@@ -10,7 +10,13 @@
 // test that the sandbox starts.
 #include <iostream>
 
-#include "common/cli.hpp"
+#include "common/machinery/cli.hpp"
+#include "common/machinery/device_choice.hpp"
+#include "common/machinery/guard.hpp"
+#include "common/machinery/program_cache.hpp"
+#include "common/machinery/reference.hpp"
+#include "common/machinery/report.hpp"
+#include "common/machinery/settings.hpp"
 #include "coursework/cases.hpp"
 
 int main(int argc, char** argv) {

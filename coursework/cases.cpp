@@ -8,12 +8,17 @@
 #include <random>
 #include <sstream>
 
-#include "common/conformance_cases.hpp"
-#include "common/errors.hpp"
-#include "common/guard.hpp"
-#include "common/program.hpp"
-#include "common/registry.hpp"
-#include "common/random_inputs.hpp"
+#include "common/core/program.hpp"
+#include "common/machinery/conformance_cases.hpp"
+#include "common/machinery/device_choice.hpp"
+#include "common/machinery/files.hpp"
+#include "common/machinery/guard.hpp"
+#include "common/machinery/program_cache.hpp"
+#include "common/machinery/random_inputs.hpp"
+#include "common/machinery/reference.hpp"
+#include "common/machinery/registry.hpp"
+#include "common/machinery/report.hpp"
+#include "common/machinery/settings.hpp"
 
 namespace conv::grade {
 

@@ -10,7 +10,12 @@
 #include <string>
 #include <vector>
 
-#include "common/step.hpp"
+#include "common/machinery/device_choice.hpp"
+#include "common/machinery/guard.hpp"
+#include "common/machinery/program_cache.hpp"
+#include "common/machinery/reference.hpp"
+#include "common/machinery/report.hpp"
+#include "common/machinery/settings.hpp"
 
 namespace conv::grade {
 

@@ -17,7 +17,7 @@
 #include <set>
 #include <thread>
 
-#include "common/errors.hpp"
+#include "common/core/errors.hpp"
 #include "coursework/case_caps.hpp"
 
 extern char** environ;

@@ -10,7 +10,7 @@
 #include <regex>
 #include <thread>
 
-#include "common/errors.hpp"
+#include "common/core/errors.hpp"
 #include "coursework/case_caps.hpp"
 #include "coursework/oclgrind.hpp"
 #include "coursework/source_check.hpp"

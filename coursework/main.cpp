@@ -20,10 +20,14 @@
 #include <random>
 #include <thread>
 
-#include "common/cli.hpp"
-#include "common/errors.hpp"
-#include "common/image.hpp"
-#include "common/registry.hpp"
+#include "common/machinery/cli.hpp"
+#include "common/machinery/device_choice.hpp"
+#include "common/machinery/guard.hpp"
+#include "common/machinery/program_cache.hpp"
+#include "common/machinery/reference.hpp"
+#include "common/machinery/registry.hpp"
+#include "common/machinery/report.hpp"
+#include "common/machinery/settings.hpp"
 #include "coursework/case_caps.hpp"
 #include "coursework/grading.hpp"
 #include "coursework/oclgrind.hpp"

@@ -4,7 +4,7 @@
 #include <map>
 #include <sstream>
 
-#include "common/errors.hpp"
+#include "common/core/errors.hpp"
 
 namespace conv::grade {
 

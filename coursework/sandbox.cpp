@@ -9,8 +9,8 @@
 #include <sstream>
 #include <thread>
 
-#include "common/errors.hpp"
-#include "common/sanitizer.hpp"
+#include "common/core/errors.hpp"
+#include "common/machinery/sanitizer.hpp"
 
 namespace fs = std::filesystem;
 

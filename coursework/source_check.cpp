@@ -12,7 +12,8 @@
 #include <set>
 #include <vector>
 
-#include "common/program.hpp"
+#include "common/core/program.hpp"
+#include "common/machinery/files.hpp"
 #include "coursework/child.hpp"
 #include "coursework/structure.hpp"
 

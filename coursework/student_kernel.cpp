@@ -6,8 +6,9 @@
 #include <iostream>
 #include <map>
 
-#include "common/errors.hpp"
-#include "common/program.hpp"
+#include "common/core/errors.hpp"
+#include "common/core/program.hpp"
+#include "common/machinery/files.hpp"
 
 namespace conv {
 

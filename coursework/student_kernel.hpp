@@ -4,7 +4,12 @@
 #pragma once
 #include <string>
 
-#include "common/step.hpp"
+#include "common/machinery/device_choice.hpp"
+#include "common/machinery/guard.hpp"
+#include "common/machinery/program_cache.hpp"
+#include "common/machinery/reference.hpp"
+#include "common/machinery/report.hpp"
+#include "common/machinery/settings.hpp"
 
 namespace conv {
 

@@ -4,8 +4,9 @@
 #include <cctype>
 #include <filesystem>
 
-#include "common/errors.hpp"
-#include "common/program.hpp"
+#include "common/core/errors.hpp"
+#include "common/core/program.hpp"
+#include "common/machinery/files.hpp"
 
 namespace fs = std::filesystem;
 

@@ -4,7 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "common/device.hpp"
+#include "common/machinery/device_choice.hpp"
+#include "common/machinery/program_cache.hpp"
 #include "histogram/variants.hpp"
 
 namespace conv::histogram {

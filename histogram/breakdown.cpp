@@ -4,7 +4,8 @@
 #include <cmath>
 #include <optional>
 
-#include "common/program.hpp"
+#include "common/core/program.hpp"
+#include "common/machinery/files.hpp"
 #include "histogram/device_histogram.hpp"
 
 namespace conv::histogram {

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "common/device.hpp"
-#include "common/program_cache.hpp"
-#include "common/timing.hpp"
+#include "common/core/timing.hpp"
+#include "common/machinery/device_choice.hpp"
+#include "common/machinery/program_cache.hpp"
 #include "histogram/counts.hpp"
 #include "histogram/rgb_image.hpp"
 #include "histogram/variants.hpp"

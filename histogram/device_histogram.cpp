@@ -1,7 +1,9 @@
 #include "histogram/device_histogram.hpp"
 
-#include "common/errors.hpp"
-#include "common/guard.hpp"
+#include "common/machinery/device_choice.hpp"
+#include "common/machinery/guard.hpp"
+#include "common/machinery/image_files.hpp"
+#include "common/machinery/program_cache.hpp"
 
 namespace conv::histogram {
 namespace {

@@ -7,8 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "common/cl.hpp"
-#include "common/launch.hpp"
+#include "common/machinery/device_choice.hpp"
+#include "common/machinery/filter_specs.hpp"
+#include "common/machinery/guard.hpp"
+#include "common/machinery/image_files.hpp"
+#include "common/machinery/program_cache.hpp"
 #include "histogram/counts.hpp"
 #include "histogram/rgb_image.hpp"
 #include "histogram/variants.hpp"

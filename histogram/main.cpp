@@ -3,7 +3,13 @@
 #include <iostream>
 #include <map>
 
-#include "common/cli.hpp"
+#include "common/machinery/cli.hpp"
+#include "common/machinery/device_choice.hpp"
+#include "common/machinery/guard.hpp"
+#include "common/machinery/program_cache.hpp"
+#include "common/machinery/reference.hpp"
+#include "common/machinery/report.hpp"
+#include "common/machinery/settings.hpp"
 #include "histogram/app.hpp"
 #include "histogram/variants.hpp"
 

@@ -5,40 +5,16 @@
 #include <ostream>
 #include <sstream>
 
-#include "common/report.hpp"
+#include "common/machinery/device_choice.hpp"
+#include "common/machinery/program_cache.hpp"
+#include "common/machinery/report.hpp"
 
 namespace conv::histogram {
 namespace {
 
-std::string num(double v, int precision = 6) {
-  if (std::isnan(v)) return "";
-  std::ostringstream s;
-  s << std::setprecision(precision) << v;
-  return s.str();
-}
-
-std::string fixed(double v, int digits) {
-  if (std::isnan(v)) return "-";
-  std::ostringstream s;
-  s << std::fixed << std::setprecision(digits) << v;
-  return s.str();
-}
-
+std::string num(double v, int precision = 6) { return csv_number(v, precision); }
+std::string fixed(double v, int digits) { return fixed_text(v, digits); }
 std::string count(unsigned v) { return v ? std::to_string(v) : ""; }
-
-// Left-aligns the first `text_columns` columns, right-aligns the numbers.
-void write_aligned(std::ostream& out, const std::vector<std::vector<std::string>>& lines,
-                   std::size_t text_columns) {
-  if (lines.empty()) return;
-  std::vector<std::size_t> widths(lines.front().size(), 0);
-  for (const auto& l : lines)
-    for (std::size_t i = 0; i < l.size(); ++i) widths[i] = std::max(widths[i], l[i].size());
-  for (const auto& l : lines)
-    for (std::size_t i = 0; i < l.size(); ++i) {
-      out << (i < text_columns ? std::left : std::right) << std::setw(static_cast<int>(widths[i]))
-          << l[i] << (i + 1 < l.size() ? "  " : "\n");
-    }
-}
 
 const Row* find(const std::vector<Row>& rows, const Row& like, const std::string& phase) {
   for (const auto& r : rows)
@@ -77,9 +53,7 @@ const std::vector<std::string>& csv_columns() {
 }
 
 void write_csv(std::ostream& out, const std::vector<Row>& rows) {
-  const auto& cols = csv_columns();
-  for (std::size_t i = 0; i < cols.size(); ++i) out << (i ? "," : "") << cols[i];
-  out << '\n';
+  write_csv_line(out, csv_columns());
   for (const auto& r : rows) {
     const std::vector<std::string> fields = {csv_escape(r.device),
                                              csv_escape(r.driver),
@@ -101,8 +75,7 @@ void write_csv(std::ostream& out, const std::vector<Row>& rows) {
                                              num(r.copy_gbps),
                                              num(r.pct_copy, 4),
                                              num(r.speedup_serial, 4)};
-    for (std::size_t i = 0; i < fields.size(); ++i) out << (i ? "," : "") << fields[i];
-    out << '\n';
+    write_csv_line(out, fields);
   }
 }
 

@@ -7,8 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "common/device.hpp"
-#include "common/timing.hpp"
+#include "common/core/timing.hpp"
+#include "common/machinery/device_choice.hpp"
+#include "common/machinery/program_cache.hpp"
 
 namespace conv::histogram {
 

@@ -8,11 +8,11 @@
 #define STBI_NO_STDIO  // as in common/stb_impl.cpp: decoded from memory only
 #include <stb/stb_image.h>
 
-#include "common/errors.hpp"
-#include "common/image.hpp"
-#include "common/netpbm.hpp"
-#include "common/parse.hpp"
-#include "common/program.hpp"
+#include "common/core/errors.hpp"
+#include "common/core/program.hpp"
+#include "common/machinery/files.hpp"
+#include "common/machinery/netpbm.hpp"
+#include "common/machinery/parse.hpp"
 
 namespace conv::histogram {
 namespace {

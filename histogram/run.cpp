@@ -3,10 +3,13 @@
 #include <chrono>
 #include <optional>
 
-#include "common/errors.hpp"
-#include "common/launch.hpp"
-#include "common/run_step.hpp"
-#include "common/supervisor.hpp"
+#include "common/machinery/device_choice.hpp"
+#include "common/machinery/guard.hpp"
+#include "common/machinery/program_cache.hpp"
+#include "common/machinery/reference.hpp"
+#include "common/machinery/report.hpp"
+#include "common/machinery/settings.hpp"
+#include "common/machinery/supervisor.hpp"
 #include "histogram/device_histogram.hpp"
 
 namespace conv::histogram {

@@ -9,8 +9,9 @@
 // first run counted (Error otherwise): a kernel that leaves state behind for
 // the next run fails here.
 #pragma once
-#include "common/device.hpp"
-#include "common/timing.hpp"
+#include "common/core/timing.hpp"
+#include "common/machinery/device_choice.hpp"
+#include "common/machinery/program_cache.hpp"
 #include "histogram/counts.hpp"
 #include "histogram/rgb_image.hpp"
 #include "histogram/variants.hpp"

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "common/errors.hpp"
+#include "common/core/errors.hpp"
 #include "histogram/counts.hpp"
 
 namespace conv::embedded {

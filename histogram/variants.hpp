@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "common/cl.hpp"
-#include "common/device.hpp"
+#include "common/machinery/device_choice.hpp"
+#include "common/machinery/program_cache.hpp"
 
 namespace conv::histogram {
 

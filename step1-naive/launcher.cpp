@@ -3,7 +3,7 @@
 // the image; this file makes the buffers, builds the program, sets the
 // ranges, and says how to run the kernel and read its result
 // (docs/step1-naive.md reads it line by line).
-#include "common/step.hpp"
+#include "common/core/step.hpp"
 
 namespace conv {
 namespace embedded {

@@ -5,8 +5,9 @@
 #include <algorithm>
 #include <sstream>
 
-#include "common/errors.hpp"
-#include "common/step.hpp"
+#include "common/machinery/reference.hpp"
+#include "common/core/errors.hpp"
+#include "common/core/step.hpp"
 #include "step10-fft-tiled/tile.hpp"
 
 namespace conv {

@@ -7,8 +7,8 @@
 #include <limits>
 #include <string>
 
-#include "common/errors.hpp"
-#include "common/reference.hpp"
+#include "common/core/errors.hpp"
+#include "common/machinery/reference.hpp"
 
 namespace conv {
 

@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "common/filter.hpp"
-#include "common/image.hpp"
+#include "common/machinery/filter_specs.hpp"
+#include "common/machinery/image_files.hpp"
 
 namespace conv {
 

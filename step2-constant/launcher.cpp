@@ -1,6 +1,6 @@
 // Step 2's launcher: step 1's, with one check more: the filter must fit in
 // the device's constant memory (the kernel reads it as __constant).
-#include "common/step.hpp"
+#include "common/core/step.hpp"
 
 namespace conv {
 namespace embedded {

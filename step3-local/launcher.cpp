@@ -1,7 +1,7 @@
 // Step 3's launcher: step 2's, plus the __local tile. Its size depends on
 // the work-group and the filter, so it is a kernel argument (a size with no
 // data, cl::Local) after a check against the device's local memory.
-#include "common/step.hpp"
+#include "common/core/step.hpp"
 
 namespace conv {
 namespace embedded {

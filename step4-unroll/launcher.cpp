@@ -1,7 +1,7 @@
 // Step 4's launcher: step 3's; the variant picks the build options (the
 // harness keeps one built program per source and options, so a sweep over
 // widths builds each width's "fixed" program once).
-#include "common/step.hpp"
+#include "common/core/step.hpp"
 
 namespace conv {
 namespace embedded {

@@ -3,8 +3,8 @@
 // padded image's width with --aligned off; either way the buffer has room
 // for whole float4s past the image, so the kernel's copy needs no bounds
 // test. The image goes in with enqueueWriteBufferRect, row by row.
-#include "common/errors.hpp"
-#include "common/step.hpp"
+#include "common/core/errors.hpp"
+#include "common/core/step.hpp"
 
 namespace conv {
 namespace embedded {

@@ -7,10 +7,13 @@
 #include <cstdint>
 #include <iostream>
 
-#include "common/device_checks.hpp"
-#include "common/errors.hpp"
-#include "common/parse.hpp"
-#include "common/step.hpp"
+#include "common/machinery/device_choice.hpp"
+#include "common/machinery/guard.hpp"
+#include "common/machinery/parse.hpp"
+#include "common/machinery/program_cache.hpp"
+#include "common/machinery/reference.hpp"
+#include "common/machinery/report.hpp"
+#include "common/machinery/settings.hpp"
 
 namespace conv {
 

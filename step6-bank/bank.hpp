@@ -8,15 +8,14 @@
 #include <utility>
 #include <vector>
 
-#include "common/cli.hpp"
-#include "common/device.hpp"
-#include "common/filter.hpp"
-#include "common/image.hpp"
-#include "common/launch.hpp"
-#include "common/reference.hpp"
-#include "common/roofline.hpp"
-#include "common/run_step.hpp"
-#include "common/timing.hpp"
+#include "common/machinery/cli.hpp"
+#include "common/machinery/device_choice.hpp"
+#include "common/machinery/guard.hpp"
+#include "common/machinery/program_cache.hpp"
+#include "common/machinery/reference.hpp"
+#include "common/machinery/report.hpp"
+#include "common/machinery/roofline.hpp"
+#include "common/machinery/settings.hpp"
 
 namespace conv {
 

@@ -2,9 +2,7 @@
 // weights go side by side (weight i of filter k at i * N + k, so bank.cl
 // reads weight i of every filter as one floatN), the output holds N floats
 // per pixel, and read() splits them into N planes, one under another.
-#include "common/device_checks.hpp"
-#include "common/errors.hpp"
-#include "common/guard.hpp"
+#include "common/machinery/guard.hpp"
 #include "step6-bank/bank.hpp"
 
 namespace conv {

@@ -7,11 +7,10 @@
 #include <algorithm>
 #include <iostream>
 
-#include "common/cli.hpp"
-#include "common/border.hpp"
-#include "common/errors.hpp"
-#include "common/parse.hpp"
-#include "common/report.hpp"
+#include "common/core/errors.hpp"
+#include "common/machinery/cli.hpp"
+#include "common/machinery/parse.hpp"
+#include "common/machinery/report.hpp"
 #include "step6-bank/bank.hpp"
 
 using namespace conv;

@@ -3,9 +3,9 @@
 // buffer covers whole blocks (its pitch is the grid's width, a multiple of
 // 4), so the kernel stores float4s unguarded; the image comes back out of
 // it with enqueueReadBufferRect. The block is a compile-time constant.
-#include "common/errors.hpp"
-#include "common/parse.hpp"
-#include "common/step.hpp"
+#include "common/core/errors.hpp"
+#include "common/machinery/parse.hpp"
+#include "common/machinery/settings.hpp"
 
 namespace conv {
 namespace embedded {

@@ -5,10 +5,7 @@
 // run_launch, the loop every step's launch goes through.
 #include <cstdint>
 
-#include "common/device_checks.hpp"
-#include "common/errors.hpp"
-#include "common/guard.hpp"
-#include "common/run_step.hpp"
+#include "common/machinery/guard.hpp"
 #include "step6-volume/volume.hpp"
 
 namespace conv {

@@ -8,11 +8,11 @@
 #include <array>
 #include <iostream>
 
-#include "common/cli.hpp"
-#include "common/errors.hpp"
-#include "common/parse.hpp"
-#include "common/report.hpp"
-#include "common/roofline.hpp"
+#include "common/core/errors.hpp"
+#include "common/machinery/cli.hpp"
+#include "common/machinery/parse.hpp"
+#include "common/machinery/report.hpp"
+#include "common/machinery/roofline.hpp"
 #include "step6-volume/volume.hpp"
 
 using namespace conv;

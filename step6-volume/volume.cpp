@@ -6,9 +6,12 @@
 #include <cmath>
 #include <random>
 
-#include "common/device_checks.hpp"
-#include "common/errors.hpp"
-#include "common/parse.hpp"
+#include "common/core/device_checks.hpp"
+#include "common/core/errors.hpp"
+#include "common/machinery/device_choice.hpp"
+#include "common/machinery/filter_specs.hpp"
+#include "common/machinery/parse.hpp"
+#include "common/machinery/program_cache.hpp"
 
 namespace conv {
 

@@ -9,11 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "common/device.hpp"
-#include "common/image.hpp"
-#include "common/launch.hpp"
-#include "common/reference.hpp"
-#include "common/timing.hpp"
+#include "common/machinery/device_choice.hpp"
+#include "common/machinery/guard.hpp"
+#include "common/machinery/program_cache.hpp"
+#include "common/machinery/reference.hpp"
 
 namespace conv {
 

@@ -10,9 +10,9 @@
 #include <cmath>
 #include <cstdio>
 
-#include "common/errors.hpp"
-#include "common/parse.hpp"
-#include "common/step.hpp"
+#include "common/core/errors.hpp"
+#include "common/machinery/parse.hpp"
+#include "common/machinery/settings.hpp"
 #include "step7-tuned/tuning.hpp"
 
 namespace conv {

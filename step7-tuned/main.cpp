@@ -1,6 +1,6 @@
 #include <cstring>
 
-#include "common/step_main.hpp"
+#include "common/machinery/step_main.hpp"
 #include "step7-tuned/tuner.hpp"
 
 namespace conv {

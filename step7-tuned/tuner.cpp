@@ -19,15 +19,16 @@
 #include <random>
 #include <set>
 
-#include "common/border.hpp"
-#include "common/cli.hpp"
-#include "common/errors.hpp"
-#include "common/parse.hpp"
-#include "common/random_inputs.hpp"
-#include "common/reference.hpp"
-#include "common/report.hpp"
-#include "common/roofline.hpp"
-#include "common/run_step.hpp"
+#include "common/machinery/cli.hpp"
+#include "common/machinery/device_choice.hpp"
+#include "common/machinery/guard.hpp"
+#include "common/machinery/parse.hpp"
+#include "common/machinery/program_cache.hpp"
+#include "common/machinery/random_inputs.hpp"
+#include "common/machinery/reference.hpp"
+#include "common/machinery/report.hpp"
+#include "common/machinery/roofline.hpp"
+#include "common/machinery/settings.hpp"
 #include "step7-tuned/tuning.hpp"
 
 namespace conv {

@@ -8,9 +8,13 @@
 #include <set>
 #include <sstream>
 
-#include "common/cache_dir.hpp"
-#include "common/launch.hpp"
-#include "common/parse.hpp"
+#include "common/machinery/cache_dir.hpp"
+#include "common/machinery/device_choice.hpp"
+#include "common/machinery/filter_specs.hpp"
+#include "common/machinery/guard.hpp"
+#include "common/machinery/image_files.hpp"
+#include "common/machinery/parse.hpp"
+#include "common/machinery/program_cache.hpp"
 
 namespace conv {
 

@@ -7,7 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "common/device.hpp"
+#include "common/machinery/device_choice.hpp"
+#include "common/machinery/program_cache.hpp"
 
 namespace conv {
 

@@ -4,8 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "common/filter.hpp"
-#include "common/reference.hpp"
+#include "common/machinery/reference.hpp"
 
 namespace conv {
 

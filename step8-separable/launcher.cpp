@@ -9,9 +9,10 @@
 #include <memory>
 #include <numeric>
 
-#include "common/errors.hpp"
-#include "common/parse.hpp"
-#include "common/step.hpp"
+#include "common/machinery/reference.hpp"
+#include "common/core/errors.hpp"
+#include "common/machinery/parse.hpp"
+#include "common/machinery/settings.hpp"
 #include "step8-separable/decompose.hpp"
 #include "step8-separable/tuning.hpp"
 

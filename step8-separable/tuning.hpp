@@ -4,8 +4,9 @@
 #include <map>
 #include <string>
 
-#include "common/device.hpp"
-#include "common/filter.hpp"
+#include "common/machinery/device_choice.hpp"
+#include "common/machinery/filter_specs.hpp"
+#include "common/machinery/program_cache.hpp"
 
 namespace conv {
 

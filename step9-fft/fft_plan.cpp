@@ -13,7 +13,7 @@
 #include <sstream>
 #include <vector>
 
-#include "common/errors.hpp"
+#include "common/core/errors.hpp"
 
 namespace conv {
 

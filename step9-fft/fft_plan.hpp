@@ -4,7 +4,8 @@
 #include <memory>
 #include <string>
 
-#include "common/device.hpp"
+#include "common/machinery/device_choice.hpp"
+#include "common/machinery/program_cache.hpp"
 
 namespace conv {
 

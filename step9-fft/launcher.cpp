@@ -13,8 +13,9 @@
 #include <sstream>
 #include <tuple>
 
-#include "common/errors.hpp"
-#include "common/step.hpp"
+#include "common/machinery/reference.hpp"
+#include "common/core/errors.hpp"
+#include "common/core/step.hpp"
 #include "step9-fft/fft_plan.hpp"
 
 namespace conv {

@@ -12,11 +12,13 @@
 #include <sstream>
 #include <tuple>
 
-#include "common/border.hpp"
-#include "common/filter.hpp"
-#include "common/image.hpp"
-#include "common/reference.hpp"
-#include "common/registry.hpp"
+#include "common/machinery/device_choice.hpp"
+#include "common/machinery/guard.hpp"
+#include "common/machinery/program_cache.hpp"
+#include "common/machinery/reference.hpp"
+#include "common/machinery/registry.hpp"
+#include "common/machinery/report.hpp"
+#include "common/machinery/settings.hpp"
 #include "tests/image_encoders.hpp"
 #include "tests/files.hpp"
 #include "tests/support.hpp"

@@ -14,11 +14,16 @@
 #include <functional>
 #include <random>
 
-#include "common/conformance_cases.hpp"
-#include "common/cli.hpp"
-#include "common/reference.hpp"
-#include "common/watchdog.hpp"
-#include "common/registry.hpp"
+#include "common/machinery/cli.hpp"
+#include "common/machinery/conformance_cases.hpp"
+#include "common/machinery/device_choice.hpp"
+#include "common/machinery/guard.hpp"
+#include "common/machinery/program_cache.hpp"
+#include "common/machinery/reference.hpp"
+#include "common/machinery/registry.hpp"
+#include "common/machinery/report.hpp"
+#include "common/machinery/settings.hpp"
+#include "common/machinery/watchdog.hpp"
 #include "tests/support.hpp"
 
 using namespace conv;

@@ -11,8 +11,13 @@
 #include <tuple>
 #include <vector>
 
-#include "common/reference.hpp"
-#include "common/registry.hpp"
+#include "common/machinery/device_choice.hpp"
+#include "common/machinery/guard.hpp"
+#include "common/machinery/program_cache.hpp"
+#include "common/machinery/reference.hpp"
+#include "common/machinery/registry.hpp"
+#include "common/machinery/report.hpp"
+#include "common/machinery/settings.hpp"
 #include "step8-separable/decompose.hpp"
 #include "step8-separable/tuning.hpp"
 #include "tests/support.hpp"

@@ -7,11 +7,13 @@
 #include <string>
 #include <vector>
 
-#include "common/device.hpp"
-#include "common/filter.hpp"
-#include "common/image.hpp"
-#include "common/random_inputs.hpp"
-#include "common/step.hpp"
+#include "common/machinery/device_choice.hpp"
+#include "common/machinery/guard.hpp"
+#include "common/machinery/program_cache.hpp"
+#include "common/machinery/random_inputs.hpp"
+#include "common/machinery/reference.hpp"
+#include "common/machinery/report.hpp"
+#include "common/machinery/settings.hpp"
 #include "coursework/student_kernel.hpp"
 
 namespace conv::test {

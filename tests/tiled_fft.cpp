@@ -11,9 +11,12 @@
 #include <random>
 #include <sstream>
 
-#include "common/errors.hpp"
-#include "common/reference.hpp"
-#include "common/run_step.hpp"
+#include "common/machinery/device_choice.hpp"
+#include "common/machinery/guard.hpp"
+#include "common/machinery/program_cache.hpp"
+#include "common/machinery/reference.hpp"
+#include "common/machinery/report.hpp"
+#include "common/machinery/settings.hpp"
 #include "step10-fft-tiled/tile.hpp"
 #include "tests/support.hpp"
 

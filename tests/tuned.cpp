@@ -12,9 +12,12 @@
 #include <set>
 #include <sstream>
 
-#include "common/border.hpp"
-#include "common/reference.hpp"
-#include "common/run_step.hpp"
+#include "common/machinery/device_choice.hpp"
+#include "common/machinery/guard.hpp"
+#include "common/machinery/program_cache.hpp"
+#include "common/machinery/reference.hpp"
+#include "common/machinery/report.hpp"
+#include "common/machinery/settings.hpp"
 #include "step7-tuned/tuning.hpp"
 #include "tests/files.hpp"
 #include "tests/process.hpp"

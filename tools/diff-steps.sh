@@ -3,10 +3,12 @@
 # (the host half: ranges, build options, buffer layout):
 #   tools/diff-steps.sh 3        # step2-constant -> step3-local
 #   tools/diff-steps.sh 5 -U8    # more context
+#   tools/diff-steps.sh 1        # minimal/ -> step1-naive: the host program
+#                                # against the launcher the harness runs
 # Extra arguments go to diff (for example --color=always, or -U10).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-usage="usage: tools/diff-steps.sh N [diff options]   (N: a step with a step before it)"
+usage="usage: tools/diff-steps.sh N [diff options]   (N: a step number, 1 for step 1 against minimal/)"
 [ $# -ge 1 ] || { echo "$usage" >&2; exit 2; }
 n="$1"
 shift
@@ -20,6 +22,15 @@ step_dir() {  # the folder of step $1 (the one with a convolve.cl, not step6-ban
 # kernel is diffed against the closest earlier one, and the script says so
 # first (on stderr, so that the diff itself stays a patch).
 base=$((n - 1))
+if [ "$n" = 1 ]; then
+  # Step 1 has no step before it: its launcher against minimal/, the whole
+  # host program without the harness, which builds the same kernel file.
+  echo "diff-steps.sh: step 1 against minimal/: the same kernel (minimal.cpp reads step1-naive/convolve.cl);" \
+       "the whole host program against the launcher, which leaves the device, the run loop and the check to common/" >&2
+  status=0
+  diff -u "$@" minimal/minimal.cpp step1-naive/launcher.cpp || { rc=$?; [ $rc -eq 1 ] || status=$rc; }
+  exit "$status"
+fi
 case "$n" in
   8) base=6
      echo "diff-steps.sh: step 8 changes the algorithm (the filter as separable terms, two 1D passes);" \

@@ -4,13 +4,16 @@
 #include <iostream>
 #include <map>
 
-#include "common/cli.hpp"
-#include "common/errors.hpp"
-#include "common/roofline.hpp"
-#include "common/parse.hpp"
-#include "common/reference.hpp"
-#include "common/registry.hpp"
-#include "common/report.hpp"
+#include "common/machinery/cli.hpp"
+#include "common/machinery/device_choice.hpp"
+#include "common/machinery/guard.hpp"
+#include "common/machinery/parse.hpp"
+#include "common/machinery/program_cache.hpp"
+#include "common/machinery/reference.hpp"
+#include "common/machinery/registry.hpp"
+#include "common/machinery/report.hpp"
+#include "common/machinery/roofline.hpp"
+#include "common/machinery/settings.hpp"
 
 using namespace conv;
 

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "common/cache_dir.hpp"
+#include "common/machinery/cache_dir.hpp"
 #include "histogram/device_histogram.hpp"
 #include "histogram/tests/support.hpp"
 

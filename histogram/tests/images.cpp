@@ -6,7 +6,7 @@
 #define STBI_WRITE_NO_STDIO  // as in common/stb_impl.cpp
 #include <stb/stb_image_write.h>
 
-#include "common/errors.hpp"
+#include "common/core/errors.hpp"
 #include "histogram/counts.hpp"
 #include "histogram/tests/support.hpp"
 

@@ -3,8 +3,9 @@
 // on one color everywhere (the worst contention), and on random images.
 #include <catch2/catch.hpp>
 
-#include "common/errors.hpp"
-#include "common/program.hpp"
+#include "common/core/errors.hpp"
+#include "common/core/program.hpp"
+#include "common/machinery/files.hpp"
 #include "histogram/counts.hpp"
 #include "histogram/tests/support.hpp"
 

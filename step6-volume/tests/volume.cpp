@@ -10,9 +10,10 @@
 #include <string>
 #include <tuple>
 
-#include "common/errors.hpp"
-#include "common/guard.hpp"
-#include "common/reference.hpp"
+#include "common/machinery/device_choice.hpp"
+#include "common/machinery/guard.hpp"
+#include "common/machinery/program_cache.hpp"
+#include "common/machinery/reference.hpp"
 #include "step6-volume/volume.hpp"
 #include "tests/process.hpp"
 #include "tests/support.hpp"

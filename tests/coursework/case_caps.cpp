@@ -12,7 +12,13 @@
 #include <fstream>
 #include <sstream>
 
-#include "common/registry.hpp"
+#include "common/machinery/device_choice.hpp"
+#include "common/machinery/guard.hpp"
+#include "common/machinery/program_cache.hpp"
+#include "common/machinery/reference.hpp"
+#include "common/machinery/registry.hpp"
+#include "common/machinery/report.hpp"
+#include "common/machinery/settings.hpp"
 #include "coursework/case_caps.hpp"
 #include "coursework/case_run.hpp"
 #include "coursework/child.hpp"

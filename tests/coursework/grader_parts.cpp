@@ -12,8 +12,13 @@
 #include <fstream>
 #include <sstream>
 
-#include "common/registry.hpp"
-#include "common/reference.hpp"
+#include "common/machinery/device_choice.hpp"
+#include "common/machinery/guard.hpp"
+#include "common/machinery/program_cache.hpp"
+#include "common/machinery/reference.hpp"
+#include "common/machinery/registry.hpp"
+#include "common/machinery/report.hpp"
+#include "common/machinery/settings.hpp"
 #include "coursework/case_run.hpp"
 #include "coursework/cases.hpp"
 #include "coursework/sandbox.hpp"

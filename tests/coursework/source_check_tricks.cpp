@@ -12,7 +12,13 @@
 #include <random>
 #include <string>
 
-#include "common/registry.hpp"
+#include "common/machinery/device_choice.hpp"
+#include "common/machinery/guard.hpp"
+#include "common/machinery/program_cache.hpp"
+#include "common/machinery/reference.hpp"
+#include "common/machinery/registry.hpp"
+#include "common/machinery/report.hpp"
+#include "common/machinery/settings.hpp"
 #include "coursework/source_check.hpp"
 #include "tests/files.hpp"
 

@@ -14,8 +14,8 @@
 #include <tuple>
 #include <vector>
 
-#include "common/errors.hpp"
-#include "common/image.hpp"
+#include "common/core/errors.hpp"
+#include "common/machinery/image_files.hpp"
 #include "tests/files.hpp"
 #include "tests/image_encoders.hpp"
 #include "tests/reliability/refusal_checks.hpp"

@@ -19,9 +19,13 @@
 #include <tuple>
 #include <vector>
 
-#include "common/reference.hpp"
-#include "common/registry.hpp"
-#include "common/step.hpp"
+#include "common/machinery/device_choice.hpp"
+#include "common/machinery/guard.hpp"
+#include "common/machinery/program_cache.hpp"
+#include "common/machinery/reference.hpp"
+#include "common/machinery/registry.hpp"
+#include "common/machinery/report.hpp"
+#include "common/machinery/settings.hpp"
 #include "tests/files.hpp"
 #include "tests/reliability/refusal_checks.hpp"
 #include "tests/support.hpp"

@@ -7,7 +7,12 @@
 #include <cmath>
 #include <string>
 
-#include "common/step.hpp"
+#include "common/machinery/device_choice.hpp"
+#include "common/machinery/guard.hpp"
+#include "common/machinery/program_cache.hpp"
+#include "common/machinery/reference.hpp"
+#include "common/machinery/report.hpp"
+#include "common/machinery/settings.hpp"
 #include "tests/files.hpp"
 #include "tests/reliability/refusal_checks.hpp"
 #include "tests/support.hpp"

@@ -12,9 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "common/errors.hpp"
-#include "common/image.hpp"
-#include "common/netpbm.hpp"
+#include "common/core/errors.hpp"
+#include "common/machinery/netpbm.hpp"
 #include "tests/files.hpp"
 #include "tests/image_encoders.hpp"
 #include "tests/support.hpp"

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "common/sanitizer.hpp"
+#include "common/machinery/sanitizer.hpp"
 #include "tests/files.hpp"
 #include "tests/reliability/refusal_checks.hpp"
 #include "tests/support.hpp"

@@ -4,7 +4,13 @@
 
 #include <filesystem>
 
-#include "common/registry.hpp"
+#include "common/machinery/device_choice.hpp"
+#include "common/machinery/guard.hpp"
+#include "common/machinery/program_cache.hpp"
+#include "common/machinery/reference.hpp"
+#include "common/machinery/registry.hpp"
+#include "common/machinery/report.hpp"
+#include "common/machinery/settings.hpp"
 #include "tests/files.hpp"
 
 namespace conv::test {

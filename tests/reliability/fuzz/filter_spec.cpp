@@ -7,10 +7,10 @@
 #include <cstdlib>
 #include <string>
 
-#include "common/border.hpp"
-#include "common/errors.hpp"
-#include "common/filter.hpp"
-#include "common/parse.hpp"
+#include "common/core/errors.hpp"
+#include "common/machinery/filter_specs.hpp"
+#include "common/machinery/image_files.hpp"
+#include "common/machinery/parse.hpp"
 
 namespace {
 

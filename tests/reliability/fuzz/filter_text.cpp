@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "common/errors.hpp"
-#include "common/filter.hpp"
+#include "common/core/errors.hpp"
+#include "common/machinery/filter_specs.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

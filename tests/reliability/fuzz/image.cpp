@@ -10,8 +10,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "common/errors.hpp"
-#include "common/image.hpp"
+#include "common/core/errors.hpp"
+#include "common/machinery/image_files.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const int fd = memfd_create("fuzz-image", 0);

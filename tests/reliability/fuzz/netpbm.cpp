@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "common/errors.hpp"
-#include "common/netpbm.hpp"
+#include "common/core/errors.hpp"
+#include "common/machinery/netpbm.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::vector<std::uint8_t> bytes(data, data + size);
