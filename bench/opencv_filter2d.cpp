@@ -20,12 +20,12 @@
 #include <opencv2/core/ocl.hpp>
 #include <opencv2/imgproc.hpp>
 
-#include "common/cli.hpp"
-#include "common/errors.hpp"
-#include "common/roofline.hpp"
-#include "common/parse.hpp"
-#include "common/reference.hpp"
-#include "common/report.hpp"
+#include "common/machinery/cli.hpp"
+#include "common/core/errors.hpp"
+#include "common/machinery/roofline.hpp"
+#include "common/machinery/parse.hpp"
+#include "common/machinery/reference.hpp"
+#include "common/machinery/report.hpp"
 #include "step8-separable/decompose.hpp"
 
 using namespace conv;

@@ -439,7 +439,7 @@ def measured_limit(csv_name, which):
 
 
 def at_limit_us(csv_name, spec, which, limit_csv):
-    """Microseconds the row's problem (bytes and flops as common/report.cpp
+    """Microseconds the row's problem (bytes and flops as common/machinery/report.cpp
     counts them) takes at the device's measured copy or FMA rate."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from pages import results

@@ -226,7 +226,7 @@ int run_histogram(const Options& o) {
   for (const auto& spec : o.images) images.push_back({spec, load_rgb_spec(spec)});
 
   // With --kernel, the runs in a child process: a kernel that ends the
-  // process by a signal is reported in one line (common/supervisor.hpp).
+  // process by a signal is reported in one line (common/machinery/supervisor.hpp).
   return run_supervised("histogram", o.kernel_file, [&] {
     Counts first{};
     const double timeout = o.timeout >= 0 ? o.timeout : o.kernel_file.empty() ? 0 : kDefaultKernelTimeout;

@@ -36,7 +36,7 @@ class DeviceHistogram {
   // work-group is over what this kernel may use on this device.
   void set_program(const cl::Program& program, const cl::Device& device);
   // Fills every output buffer with the harness's poison (kPoisonBits,
-  // common/guard.hpp: as a count, 2143346349), so a bin or a partial that a
+  // common/machinery/guard.hpp: as a count, 2143346349), so a bin or a partial that a
   // kernel forgets to write cannot pass as a count; then clear_sums().
   // run_launch does the same through the Launch.
   void poison(cl::CommandQueue& queue);

@@ -5,7 +5,7 @@
 #include <climits>
 #include <memory>
 
-#define STBI_NO_STDIO  // as in common/stb_impl.cpp: decoded from memory only
+#define STBI_NO_STDIO  // as in common/machinery/stb_impl.cpp: decoded from memory only
 #include <stb/stb_image.h>
 
 #include "common/core/errors.hpp"

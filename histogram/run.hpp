@@ -1,5 +1,5 @@
 // Running one variant on one image. The runs go through run_launch
-// (common/run_step.hpp), the loop every launch of the project uses: the
+// (common/core/run_step.hpp), the loop every launch of the project uses: the
 // first run into poisoned buffers is the result; then a warm-up and `reps`
 // timed runs; guard margins checked after the first and after the last.
 // Each run poisons the 768 counts, enqueues the kernels (timed by their

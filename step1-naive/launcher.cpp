@@ -2,7 +2,7 @@
 // harness has chosen the device (a context and a profiling queue) and padded
 // the image; this file makes the buffers, builds the program, sets the
 // ranges, and says how to run the kernel and read its result
-// (docs/step1-naive.md reads it line by line).
+// (docs/deeper/step1-naive.md reads it line by line).
 #include "common/core/step.hpp"
 
 namespace conv {

@@ -82,7 +82,7 @@ struct VolumeRun {
   std::string work_group;
 };
 
-// The prepared launch through run_launch (common/run_step.hpp): outputs
+// The prepared launch through run_launch (common/core/run_step.hpp): outputs
 // poisoned, one run whose planes are read and checked, one warm-up, `reps`
 // timed runs, the buffers' guard margins checked.
 VolumeRun run_volume(VolumeLaunch& prepared, int reps);

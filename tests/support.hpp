@@ -19,7 +19,7 @@
 namespace conv::test {
 
 // The device every test uses, random images and filters
-// (common/random_inputs.hpp), and a student's kernel in place of a step's
+// (common/machinery/random_inputs.hpp), and a student's kernel in place of a step's
 // own (coursework/student_kernel.hpp), as the grader uses them.
 inline DeviceContext& device() { return environment_device(); }
 using conv::random_filter;

@@ -40,7 +40,7 @@ int main(int argc, char** argv) {
     if (int rc = parse_command_line(app, argc, argv); rc >= 0) return rc;
 
     // Every setting checked before the device is opened (the checks every
-    // tool shares: common/step.hpp).
+    // tool shares: common/core/step.hpp).
     auto step = find_step(step_name);
     RunOptions run;
     if (!variant.empty()) run.values["variant"] = variant;

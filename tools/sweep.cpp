@@ -193,7 +193,7 @@ int main(int argc, char** argv) {
       }
       return combos;
     };
-    // Every run the sweep will make, checked now (common/step.hpp): a value
+    // Every run the sweep will make, checked now (common/core/step.hpp): a value
     // a step cannot take is a usage error before the first job.
     for (auto& step : steps)
       for (const auto& variant : variants_for(*step))
@@ -216,7 +216,7 @@ int main(int argc, char** argv) {
 
     // Rows go out as they finish: to standard output, or to OUTPUT.partial,
     // renamed to OUTPUT at the end (a failure leaves the finished rows there).
-    // A symbolic link at OUTPUT is written through (common/image.hpp).
+    // A symbolic link at OUTPUT is written through (common/machinery/image_files.hpp).
     const std::string partial = output.empty() ? "" : partial_path(output);
     std::ofstream partial_file;
     if (!output.empty()) {

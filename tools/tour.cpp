@@ -1,6 +1,6 @@
 // The tour: the serial baseline and every registered step on one image and
 // filter, side by side, with speedups and the share of the device's measured
-// limits. Every step in common/registry.cpp is run here.
+// limits. Every step in common/machinery/registry.cpp is run here.
 #include <iostream>
 #include <map>
 
@@ -57,7 +57,7 @@ int main(int argc, char** argv) {
         wg == "auto" ? std::pair<int, int>{0, 0} : parse_size(wg, "--wg", 1 << 14);  // 0x0: each step's own
     auto steps = all_steps();
     // --set NAME=VALUE: for the steps that have the option. Every run the
-    // tour will make is checked now, before any work (common/step.hpp).
+    // tour will make is checked now, before any work (common/core/step.hpp).
     std::map<std::string, std::string> sets;
     std::vector<std::string> names;
     for (const auto& text : set_texts) {

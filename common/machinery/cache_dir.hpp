@@ -1,6 +1,6 @@
 // Where the project and the drivers it starts keep files between runs: the
-// binary cache of built programs (common/program_cache.hpp), the measured
-// limits (common/roofline.hpp) and PoCL's compiled kernels (common/device.cpp).
+// binary cache of built programs (common/machinery/program_cache.hpp), the measured
+// limits (common/machinery/roofline.hpp) and PoCL's compiled kernels (common/core/device.cpp).
 #pragma once
 #include <cstdint>
 #include <string>

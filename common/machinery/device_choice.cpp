@@ -69,7 +69,7 @@ bool writable_folder(const std::string& dir) {
 // done, for the "no device" message.
 //
 // An empty POCL_CACHE_DIR counts as unset, as an empty XDG_CACHE_HOME or
-// HOME does (common/cache_dir.hpp), and is removed from the environment
+// HOME does (common/machinery/cache_dir.hpp), and is removed from the environment
 // first: PoCL itself would stop the process with an assertion
 // (strlen(cache_topdir) > 0), a SIGABRT that a --kernel run would blame on
 // the kernel.

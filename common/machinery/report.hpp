@@ -11,7 +11,7 @@
 
 namespace conv {
 
-struct Problem;  // common/launch.hpp
+struct Problem;  // common/core/launch.hpp
 
 struct Row {
   std::string device, driver, date;

@@ -214,7 +214,7 @@ DeviceLimits device_limits(DeviceContext& device, bool refresh,
   s << key << '\t' << limits.copy_gbps << '\t' << limits.fma_gflops << '\n';
   const std::string text = s.str();
   // A new file renamed over the cache's path, and nothing where a link or
-  // anything but a regular file is (common/cache_dir.hpp): a cache that
+  // anything but a regular file is (common/machinery/cache_dir.hpp): a cache that
   // cannot be written only costs a probe next time.
   write_cache_file(file, std::vector<std::uint8_t>(text.begin(), text.end()));
   return limits;

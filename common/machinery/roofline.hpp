@@ -1,7 +1,7 @@
 // The roofline: the device's measured copy bandwidth and FP32 FMA
 // throughput, probed once per device and driver and cached in the user's
 // cache folder. (The limits the device reports, checked before a launch,
-// are common/device_checks.hpp.)
+// are common/core/device_checks.hpp.)
 #pragma once
 #include <functional>
 #include <string>

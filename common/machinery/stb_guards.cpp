@@ -4,7 +4,7 @@
 #include <cstring>
 #include <limits>
 
-#define STBI_NO_STDIO  // as in common/stb_impl.cpp: decoded from memory only
+#define STBI_NO_STDIO  // as in common/machinery/stb_impl.cpp: decoded from memory only
 #include <stb/stb_image.h>
 
 #include "common/core/errors.hpp"
@@ -27,7 +27,7 @@ void check_dimensions(const std::string& name, std::int64_t w, std::int64_t h) {
 }
 
 // Formats stb_image could decode but this project does not promise (their
-// decoders are compiled out, common/stb_impl.cpp): named, so the refusal
+// decoders are compiled out, common/machinery/stb_impl.cpp): named, so the refusal
 // says what the file is.
 void check_supported_format(const std::string& name, const std::vector<std::uint8_t>& b) {
   auto starts = [&](const char* magic) {

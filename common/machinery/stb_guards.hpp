@@ -1,7 +1,7 @@
 // The checks made before stb_image may decode a file's bytes. stb_image
 // trusts what it is given: it decodes cut files by padding them with zeros,
 // writes past its tables on some corrupt JPEGs, and takes any size. Every
-// loader of the project (common/image.cpp, the histogram's color images)
+// loader of the project (common/machinery/image_files.cpp, the histogram's color images)
 // calls check_image_bytes() first.
 #pragma once
 #include <cstdint>

@@ -102,7 +102,7 @@ void print_report(const Step& step, const DeviceFacts& facts, const Problem& pro
   write_table(std::cout, {row}, false);
 }
 
-// The device, the run (common/run_step.cpp) under --timeout's watch, the
+// The device, the run (common/core/run_step.cpp) under --timeout's watch, the
 // report, --verify and --output.
 int run_and_report(Step& step, const StepCommand& c, RunOptions& run, const Problem& problem) {
   RunResult result;
@@ -146,7 +146,7 @@ int step_main(int argc, char** argv, Step& step) {
     const Filter filter = parse_filter_spec(c.problem.filter);
     const Problem problem = make_problem(load_image_spec(c.problem.image), filter, c.border);
     // With --kernel, the rest in a child process, so that a kernel that
-    // ends the process by a signal is reported in one line (common/supervisor.hpp).
+    // ends the process by a signal is reported in one line (common/machinery/supervisor.hpp).
     return run_supervised(step.name(), c.kernel_file, [&] { return run_and_report(step, c, run, problem); });
   });
 }

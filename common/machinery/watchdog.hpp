@@ -4,7 +4,7 @@
 // prints one line and ends the process with exit status 1. The line says
 // whether the time ran out while a kernel was being built (a compiler that
 // does not finish, an #include of a FIFO) or while it ran (KernelPhase,
-// common/supervisor.hpp).
+// common/machinery/supervisor.hpp).
 #pragma once
 #include <condition_variable>
 #include <mutex>

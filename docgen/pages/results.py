@@ -15,11 +15,11 @@ Inputs (docs/results/):
   steps1to4-*, tour-*, vector-*, histogram-*: the seeds table
 
 GFLOP/s, GB/s and the shares of the limits are recomputed here from each
-row's median time with the formulas of common/report.cpp (2 F^2 flops per
+row's median time with the formulas of common/machinery/report.cpp (2 F^2 flops per
 output; one read of the padded input and one write of the output), so that
 the peers' rows count the same work as ours. The device's measured copy
 bandwidth and FMA rate are recovered from the steps' rows, whose pct_limit
-is the share of the binding one (common/roofline.cpp). Where a row records
+is the share of the binding one (common/machinery/roofline.cpp). Where a row records
 that share, the tables show the recorded figure rather than the recomputed
 one, so that they print what the pages' value markers print for the same cell.
 """
@@ -52,7 +52,7 @@ def _exists(name):
 # ---- the numbers ------------------------------------------------------------
 
 def work(r):
-    """(flops, bytes) of one row's problem, as common/report.cpp counts them."""
+    """(flops, bytes) of one row's problem, as common/machinery/report.cpp counts them."""
     w, h, f = int(r["width"]), int(r["height"]), int(r["filter_width"])
     return 2.0 * f * f * w * h, 4.0 * ((w + f - 1) * (h + f - 1) + w * h)
 
@@ -197,7 +197,7 @@ def devices():
         body.append([r["device"], r["driver"], "{}x{}".format(*run.size), fmt(copy), fmt(fma),
                      "F >= {}".format(ridge) if ridge else "-"])
     return table(["device", "driver", "image", "copy GB/s", "FMA GFLOP/s", "compute-bound from"], body) + (
-        "\n*Copy and FMA: the limits measured by `common/probes.cl` on that device and driver; "
+        "\n*Copy and FMA: the limits measured by `common/machinery/probes.cl` on that device and driver; "
         "a filter is compute-bound when its 2F² flops per output take longer at the FMA rate "
         "than its 8 bytes per output (one read, one write) at the copy rate.*\n")
 
@@ -278,7 +278,7 @@ def steps_limits(tag):
     return table(["% copy / % FMA"] + ["F = {}".format(w) for w in widths], body) + (
         "\n*Achieved GB/s over the measured copy bandwidth / achieved GFLOP/s over the measured "
         "FMA rate, in per cent; in bold the limit that binds at that width (the roofline bound "
-        "of `common/roofline.hpp`). Peers are counted with the same bytes and flops as the steps.*\n")
+        "of `common/machinery/roofline.hpp`). Peers are counted with the same bytes and flops as the steps.*\n")
 
 
 def errors(tag):
@@ -299,7 +299,7 @@ def errors(tag):
             line.append(cell)
         body.append(line)
     return table(["max abs error"] + ["F = {}".format(w) for w in widths], body) + (
-        "\n*Against the reference accumulated in double (`common/reference.cpp`); *rel. inf*: not 0 "
+        "\n*Against the reference accumulated in double (`common/machinery/reference.cpp`); *rel. inf*: not 0 "
         "where the exact result is 0; -: not checked in this run.*\n")
 
 

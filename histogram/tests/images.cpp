@@ -3,7 +3,7 @@
 #include <numeric>
 #include <sstream>
 
-#define STBI_WRITE_NO_STDIO  // as in common/stb_impl.cpp
+#define STBI_WRITE_NO_STDIO  // as in common/machinery/stb_impl.cpp
 #include <stb/stb_image_write.h>
 
 #include "common/core/errors.hpp"

@@ -1,5 +1,5 @@
 // A --kernel run whose kernel ends the process by a signal ends with one
-// line naming what happened (common/supervisor.hpp), and what can be known
+// line naming what happened (common/machinery/supervisor.hpp), and what can be known
 // before the launch is refused before it (docs/reliability.md, "What is
 // refused, and why").
 #include <catch2/catch.hpp>
