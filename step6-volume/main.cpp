@@ -3,14 +3,13 @@
 // register-blocked one (volume.cl, launcher.cpp); GFLOP/s against the
 // device's measured FMA peak (pct_limit, limit "fma").
 //   build/bin/step6-volume --size 96 --bank 1,4,16 --verify
-#include <unistd.h>
-
 #include <array>
 #include <iostream>
 
 #include "common/core/errors.hpp"
 #include "common/machinery/cli.hpp"
 #include "common/machinery/parse.hpp"
+#include "common/machinery/platform/files.hpp"
 #include "common/machinery/report.hpp"
 #include "common/machinery/roofline.hpp"
 #include "step6-volume/volume.hpp"
@@ -70,7 +69,7 @@ int main(int argc, char** argv) {
     DeviceContext device(device_options.choice);
     // Every run's buffers against the device's limits before the volume is
     // generated (a 1024^3 volume takes half a minute to make).
-    const double host_bytes = static_cast<double>(::sysconf(_SC_PHYS_PAGES)) * ::sysconf(_SC_PAGE_SIZE);
+    const double host_bytes = static_cast<double>(physical_memory_bytes());  // 0: not known
     for (int bank : banks)
       for (const auto& v : variants) {
         const VolumeLayout l =

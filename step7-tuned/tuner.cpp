@@ -6,8 +6,6 @@
 // for this device, driver and width, where step 7 finds it next time.
 #include "step7-tuned/tuner.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -23,6 +21,7 @@
 #include "common/machinery/device_choice.hpp"
 #include "common/machinery/guard.hpp"
 #include "common/machinery/parse.hpp"
+#include "common/machinery/platform/files.hpp"
 #include "common/machinery/program_cache.hpp"
 #include "common/machinery/random_inputs.hpp"
 #include "common/machinery/reference.hpp"
@@ -48,7 +47,7 @@ double seconds_since(Clock::time_point start) {
 class Progress {
  public:
   Progress(int width, std::size_t total, double budget)
-      : width_(width), total_(total), budget_(budget), tty_(isatty(2)) {}
+      : width_(width), total_(total), budget_(budget), tty_(stderr_is_terminal()) {}
   void show(std::size_t done, double elapsed, const std::string& best) {
     const double by_count = total_ ? static_cast<double>(done) / total_ : 1.0;
     const double by_time = budget_ > 0 ? elapsed / budget_ : 0.0;

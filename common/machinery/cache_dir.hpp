@@ -9,8 +9,10 @@
 namespace conv {
 
 // The folder `sub` of the user's cache folder: $XDG_CACHE_HOME/sub, else
-// $HOME/.cache/sub (an empty variable counts as unset). "" when neither
-// variable is set: the caller then keeps no cache. Creates nothing.
+// $HOME/.cache/sub ($HOME/Library/Caches/sub on macOS, %LOCALAPPDATA%/sub
+// on Windows: user_cache_root(), common/machinery/platform/files.hpp); an
+// empty variable counts as unset. "" when none is set: the caller then
+// keeps no cache. Creates nothing.
 std::string cache_dir(const std::string& sub);
 
 // Whether a cache may read or replace `path`: true for a regular file or

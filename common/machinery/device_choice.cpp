@@ -1,9 +1,5 @@
 #include "common/machinery/device_choice.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -14,6 +10,7 @@
 #include "common/core/errors.hpp"
 #include "common/core/program.hpp"
 #include "common/machinery/cache_dir.hpp"
+#include "common/machinery/platform/files.hpp"
 
 namespace conv {
 namespace {
@@ -47,18 +44,19 @@ std::string type_name(cl_device_type t) {
   return "other";
 }
 
+// Whether `dir` is (or can be made) a folder that takes a new file: tried
+// with one (permission bits alone would not say: root passes them
+// everywhere, and a read-only file system or an ACL can refuse anyway).
 bool writable_folder(const std::string& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  return std::filesystem::is_directory(dir, ec) && ::access(dir.c_str(), W_OK | X_OK) == 0 &&
-         [&] {  // root passes access() everywhere: try a file
-           const std::string probe = dir + "/.clconv-probe." + std::to_string(::getpid());
-           const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-           if (fd < 0) return false;
-           ::close(fd);
-           ::unlink(probe.c_str());
-           return true;
-         }();
+  if (!std::filesystem::is_directory(dir, ec)) return false;
+  const std::string probe = dir + "/.clconv-probe." + std::to_string(process_id());
+  NewFile file;
+  if (file.open(probe, 0600)) return false;
+  file.close();
+  remove_file(probe);
+  return true;
 }
 
 // PoCL keeps compiled kernels in $XDG_CACHE_HOME/pocl (or ~/.cache/pocl)
@@ -75,20 +73,20 @@ bool writable_folder(const std::string& dir) {
 // the kernel.
 std::string prepare_pocl_cache() {
   static const std::string note = [] {
-    if (const char* set = std::getenv("POCL_CACHE_DIR"); set && !*set) ::unsetenv("POCL_CACHE_DIR");
+    if (const char* set = std::getenv("POCL_CACHE_DIR"); set && !*set) unset_environment("POCL_CACHE_DIR");
     if (const char* set = std::getenv("POCL_CACHE_DIR"); set && *set) return std::string();
     const std::string folder = cache_dir("pocl");
     if (!folder.empty() && writable_folder(folder)) return std::string();
     const std::string problem = folder.empty()
-                                    ? "PoCL has no cache folder (neither XDG_CACHE_HOME nor HOME is set)"
+                                    ? "PoCL has no cache folder (" + user_cache_root_unset() + ")"
                                     : "PoCL's cache folder " + folder + " cannot be written";
     std::error_code ec;
     const std::string tmp = (std::filesystem::temp_directory_path(ec) /
-                             ("clconv-pocl-cache-" + std::to_string(::getuid()))).string();
+                             ("clconv-pocl-cache-" + user_tag())).string();
     std::filesystem::create_directories(tmp, ec);
-    ::chmod(tmp.c_str(), 0700);
+    restrict_folder_to_user(tmp);
     if (!writable_folder(tmp)) return problem;
-    ::setenv("POCL_CACHE_DIR", tmp.c_str(), 1);
+    set_environment("POCL_CACHE_DIR", tmp);
     return problem + ", so " + tmp + " was used";
   }();
   return note;
@@ -100,7 +98,7 @@ std::string prepare_pocl_cache() {
 // speeds, a run's median up to twice another's (docs/results.md, "How the
 // CPU is measured"). POCL_AFFINITY=1 pins thread k to core k; a value the
 // environment already sets is kept.
-void prepare_pocl_threads() { ::setenv("POCL_AFFINITY", "1", 0); }
+void prepare_pocl_threads() { set_environment("POCL_AFFINITY", "1", /*overwrite=*/false); }
 
 }  // namespace
 
@@ -111,9 +109,10 @@ std::string pocl_cache_dir_problem() {
   const char* set = std::getenv("POCL_CACHE_DIR");
   if (!set || !*set) return "";
   const std::string dir = set;
-  struct stat st;
-  const bool exists = ::stat(dir.c_str(), &st) == 0;
-  if (exists && !S_ISDIR(st.st_mode))
+  std::error_code ec;
+  const FileStatus st = file_status(dir, ec);
+  const bool exists = !ec;
+  if (exists && st.kind != FileKind::directory)
     return "POCL_CACHE_DIR=" + dir + " is not a folder (PoCL keeps compiled kernels there)";
   if (!writable_folder(dir))
     return "POCL_CACHE_DIR=" + dir + (exists ? " is a folder that cannot be written" : " cannot be created") +

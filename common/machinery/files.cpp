@@ -1,26 +1,21 @@
 #include "common/machinery/files.hpp"
 
-#include <sys/stat.h>
-
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 
 #include "common/core/errors.hpp"
+#include "common/machinery/platform/files.hpp"
 
 namespace conv {
 
 void require_regular_file(const std::string& path, const std::string& what) {
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0) throw Error(path + ": cannot open: " + std::strerror(errno));
-  if (S_ISREG(st.st_mode)) return;
-  const char* kind = S_ISDIR(st.st_mode)    ? "a directory"
-                     : S_ISFIFO(st.st_mode) ? "a FIFO"
-                     : S_ISSOCK(st.st_mode) ? "a socket"
-                     : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
-                                                                  : "a special file";
-  throw Error(path + ": is " + kind + ", not " + what + " (only regular files are read)");
+  std::error_code ec;
+  const FileStatus st = file_status(path, ec);
+  if (ec) throw Error(path + ": cannot open: " + ec.message());
+  if (st.kind == FileKind::regular) return;
+  throw Error(path + ": is " + kind_text(st.kind) + ", not " + what + " (only regular files are read)");
 }
 
 std::string read_text_file(const std::string& path) {

@@ -1,12 +1,6 @@
 #include "common/machinery/image_files.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <climits>
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -19,13 +13,14 @@
 
 #define STBI_NO_STDIO
 #define STBI_WRITE_NO_STDIO
-#include <stb/stb_image.h>
-#include <stb/stb_image_write.h>
+#include <stb_image.h>
+#include <stb_image_write.h>
 
 #include "common/core/errors.hpp"
 #include "common/machinery/netpbm.hpp"
 #include "common/machinery/parse.hpp"
 #include "common/machinery/files.hpp"
+#include "common/machinery/platform/files.hpp"
 
 namespace conv {
 namespace fs = std::filesystem;
@@ -167,8 +162,8 @@ Image synthetic_image(int width, int height, std::uint32_t seed) {
 std::string output_target(const std::string& path) {
   std::string at = path;
   for (int hops = 0; hops < 40; ++hops) {
-    struct stat st;
-    if (::lstat(at.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return at;
+    std::error_code status_error;
+    if (link_status(at, status_error).kind != FileKind::symlink) return at;
     std::error_code ec;
     const fs::path target = fs::read_symlink(at, ec);
     if (ec) throw Error(path + ": cannot read the symbolic link: " + ec.message());
@@ -180,8 +175,8 @@ std::string output_target(const std::string& path) {
 std::string partial_path(const std::string& path) {
   const fs::path target = output_target(path);
   const std::string name = target.filename().string() + ".partial";
-  if (name.size() <= NAME_MAX) return target.string() + ".partial";
-  return (target.parent_path() / (".clconv-partial-" + std::to_string(::getpid()))).string();
+  if (name.size() <= max_file_name_length()) return target.string() + ".partial";
+  return (target.parent_path() / (".clconv-partial-" + std::to_string(process_id()))).string();
 }
 
 namespace {
@@ -189,60 +184,26 @@ namespace {
 // Error unless `target` (what `path` names) is a regular file or nothing:
 // a FIFO, a device or a socket is never replaced by a file.
 void require_replaceable(const std::string& path, const std::string& target) {
-  struct stat st;
-  if (::stat(target.c_str(), &st) != 0 || S_ISREG(st.st_mode)) return;
-  if (S_ISDIR(st.st_mode)) throw Error(path + ": is a directory");
-  const char* kind = S_ISFIFO(st.st_mode)                         ? "a FIFO"
-                     : S_ISSOCK(st.st_mode)                       ? "a socket"
-                     : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
-                                                                  : "a special file";
-  throw Error(path + ": is " + kind + ", not a regular file; an output is written only to a regular file (or a new one)");
+  std::error_code ec;
+  const FileStatus st = file_status(target, ec);
+  if (ec || st.kind == FileKind::regular) return;
+  if (st.kind == FileKind::directory) throw Error(path + ": is a directory");
+  throw Error(path + ": is " + kind_text(st.kind) +
+              ", not a regular file; an output is written only to a regular file (or a new one)");
 }
 
-// A new empty file in `folder` with a short name (".clconv-PID-N", so a
-// target name of the longest length allowed still has room beside it),
-// open for writing; -1 with errno when none can be made.
-int create_temporary(const std::string& folder, std::string& name) {
-  static std::atomic<unsigned> counter{0};
-  const fs::path dir = folder.empty() ? fs::path(".") : fs::path(folder);
-  for (int attempt = 0; attempt < 100; ++attempt) {
-    name = (dir / (".clconv-" + std::to_string(::getpid()) + "-" + std::to_string(counter++))).string();
-    const int fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd >= 0 || errno != EEXIST) return fd;
-  }
-  return -1;
-}
+// The temporaries' names: ".clconv-PID-N", short, so that a target name of
+// the longest length allowed still has room beside it.
+constexpr const char* kTemporaryPrefix = ".clconv-";
 
 }  // namespace
 
 void write_file_atomically(const std::string& path, const std::vector<std::uint8_t>& bytes) {
   const std::string target = output_target(path);
   require_replaceable(path, target);
-  std::string tmp;
-  const int fd = create_temporary(fs::path(target).parent_path().string(), tmp);
-  if (fd < 0) throw Error(path + ": cannot write: " + std::strerror(errno));
-  std::size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int err = n < 0 ? errno : ENOSPC;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      throw Error(path + ": write failed: " + std::strerror(err));
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  if (::close(fd) != 0) {
-    const int err = errno;
-    ::unlink(tmp.c_str());
-    throw Error(path + ": write failed: " + std::strerror(err));
-  }
-  if (std::rename(tmp.c_str(), target.c_str()) != 0) {
-    const int err = errno;
-    ::unlink(tmp.c_str());
-    throw Error(path + ": cannot write: " + std::strerror(err));
-  }
+  const ReplaceResult r = replace_file_contents(target, bytes.data(), bytes.size(), kTemporaryPrefix);
+  if (r) return;
+  throw Error(path + (r.step == ReplaceStep::write ? ": write failed: " : ": cannot write: ") + r.error.message());
 }
 
 void check_output_path(const std::string& path) { check_output_path(path, {".png", ".pfm"}); }
@@ -271,10 +232,11 @@ void check_writable(const std::string& path) {
   if (!parent.empty() && !fs::is_directory(parent, ec))
     throw Error(path + ": folder " + parent.string() + " does not exist");
   std::string probe;
-  const int fd = create_temporary(parent.string(), probe);
-  if (fd < 0) throw Error(path + ": cannot write: " + std::strerror(errno));
-  ::close(fd);
-  ::unlink(probe.c_str());
+  NewFile file;
+  if (const std::error_code e = create_temporary_file(parent.string(), kTemporaryPrefix, file, probe))
+    throw Error(path + ": cannot write: " + e.message());
+  file.close();
+  remove_file(probe);
 }
 
 void save_image(const std::string& path, const Image& image) {

@@ -1,12 +1,6 @@
 #include "common/machinery/roofline.hpp"
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -17,6 +11,7 @@
 
 #include "common/machinery/cache_dir.hpp"
 #include "common/machinery/image_files.hpp"
+#include "common/machinery/platform/files.hpp"
 #include "common/core/timing.hpp"
 
 namespace conv {
@@ -138,49 +133,29 @@ double lock_wait_seconds() {
 
 // An exclusive lock on FILE.lock while probing, so that programs started
 // together do not probe at once (each would measure the others' load) nor
-// overwrite each other's line. No lock (an unwritable folder): go on
+// overwrite each other's line. No lock (an unwritable folder, a link or
+// anything but a regular file there, a file system without locks): go on
 // without. A lock still held by another program after lock_wait_seconds():
-// held() is false, and the caller measures without the cache.
+// busy() is true, and the caller measures without the cache.
 class CacheLock {
  public:
-  explicit CacheLock(const std::string& file) : path_(file + ".lock") {
-    // Never through a link (O_NOFOLLOW), and only a regular file: the lock
-    // file is opened, never written.
-    if (!cache_entry_usable(path_)) return;
-    fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
-    if (fd_ < 0) return;
-    struct stat st;
-    if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
-      ::close(fd_);
-      fd_ = -1;
-      return;
-    }
+  explicit CacheLock(const std::string& file) : lock_(file + ".lock") {
+    if (!lock_.opened()) return;
     const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(lock_wait_seconds());
-    while (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-      if (errno != EWOULDBLOCK && errno != EINTR) break;  // no locks here: go on without
+    while (lock_.try_lock() == FileLock::Try::busy) {
       if (std::chrono::steady_clock::now() >= until) {
         busy_ = true;
         break;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
-    if (busy_) {
-      ::close(fd_);
-      fd_ = -1;
-    }
   }
-  ~CacheLock() {
-    if (fd_ >= 0) ::close(fd_);  // closing releases the lock
-  }
-  CacheLock(const CacheLock&) = delete;
-  CacheLock& operator=(const CacheLock&) = delete;
   // Another program held the lock for the whole wait.
   bool busy() const { return busy_; }
-  const std::string& path() const { return path_; }
+  const std::string& path() const { return lock_.path(); }
 
  private:
-  std::string path_;
-  int fd_ = -1;
+  FileLock lock_;  // released when this object goes
   bool busy_ = false;
 };
 
@@ -196,7 +171,7 @@ DeviceLimits device_limits(DeviceContext& device, bool refresh,
     if (note) note("measuring the device limits" + why + "...");
     return probe_limits(device);
   };
-  if (file.empty()) return probe(" (no cache folder: neither XDG_CACHE_HOME nor HOME is set)");
+  if (file.empty()) return probe(" (no cache folder: " + user_cache_root_unset() + ")");
   if (!refresh && read_cache(file, key, cached, kept)) return cached;
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(file).parent_path(), ec);
