@@ -6,7 +6,7 @@
 #include <memory>
 
 #define STBI_NO_STDIO  // as in common/machinery/stb_impl.cpp: decoded from memory only
-#include <stb/stb_image.h>
+#include <stb_image.h>
 
 #include "common/core/errors.hpp"
 #include "common/core/program.hpp"

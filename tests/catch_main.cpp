@@ -1,2 +1,5 @@
+// Catch2 v2's main(), compiled once into clconv_test_main and linked by every
+// test executable but the conformance suite (cmake/dependencies.cmake); v3
+// brings its own (Catch2::Catch2WithMain).
 #define CATCH_CONFIG_MAIN
-#include <catch2/catch.hpp>
+#include "tests/catch.hpp"

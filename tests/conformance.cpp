@@ -7,7 +7,7 @@
 // CLCONV_KERNEL_STEP<N>=FILE grades FILE in place of step N's embedded kernel
 // (docs/coursework.md).
 #define CATCH_CONFIG_RUNNER
-#include <catch2/catch.hpp>
+#include "tests/catch.hpp"
 
 #include <deque>
 #include <map>
@@ -289,8 +289,13 @@ void register_cases() {
       const std::string& name = names.back();
       names.push_back("[conformance][" + step->name() + "]");
       const std::string& tags = names.back();
+#if CLCONV_CATCH2_MAJOR >= 3
+      Catch::AutoReg(Catch::Detail::unique_ptr<Catch::ITestInvoker>(new GroupInvoker(step->name(), &group)),
+                     CATCH_INTERNAL_LINEINFO, Catch::StringRef(), Catch::NameAndTags{name, tags});
+#else
       Catch::AutoReg(new GroupInvoker(step->name(), &group), CATCH_INTERNAL_LINEINFO,
                      Catch::StringRef(), Catch::NameAndTags{name, tags});
+#endif
     }
 }
 

@@ -3,7 +3,7 @@
 #include <stdexcept>
 
 #define STBI_WRITE_NO_STDIO
-#include <stb/stb_image_write.h>
+#include <stb_image_write.h>
 
 namespace conv::test {
 

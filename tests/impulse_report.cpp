@@ -1,6 +1,6 @@
 // The impulse test's diagnosis (coursework/impulse_report.hpp): a wrong
 // index is named by where the filter landed, not only counted.
-#include <catch2/catch.hpp>
+#include "tests/catch.hpp"
 
 #include <random>
 

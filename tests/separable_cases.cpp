@@ -2,7 +2,7 @@
 // whose smallest singular values straddle the rank tolerance; the rank the
 // decomposition finds, and the output of both variants against the serial
 // reference. Tagged with the step, so ctest -L step8 runs them.
-#include <catch2/catch.hpp>
+#include "tests/catch.hpp"
 
 #include <cfloat>
 #include <cmath>
@@ -116,7 +116,7 @@ TEST_CASE("step8-separable: rank 2 and full rank", "[conformance][step8-separabl
   CHECK(s.full_rank == 13);
   CHECK(s.rank == 13);
   CHECK(s.separable_work() > s.direct_work());  // the step says it is the slower way
-  CHECK_THAT(describe_work(s), Catch::Contains("more work"));
+  CHECK_THAT(describe_work(s), ContainsText("more work"));
   check_both_variants(full, rng);
 }
 
@@ -260,8 +260,8 @@ TEST_CASE("step8-separable: a box runs the box kernel, and only a box can", "[co
     conv::test::use_student_kernel("step8-separable", options);
     return run_step(*step, conv::test::device(), problem, options, 0);
   };
-  CHECK_THAT(run("box:21", "").note, Catch::Contains("adds only"));  // auto: from F = 9 on a GPU, 21 on a CPU
-  CHECK_THAT(run("gaussian:21", "").note, !Catch::Contains("adds only"));
+  CHECK_THAT(run("box:21", "").note, ContainsText("adds only"));  // auto: from F = 9 on a GPU, 21 on a CPU
+  CHECK_THAT(run("gaussian:21", "").note, !ContainsText("adds only"));
   CHECK_THROWS_AS(run("gaussian:9", "box"), UsageError);
   CHECK_THROWS_AS(run("sobel-x", "box"), UsageError);
 }

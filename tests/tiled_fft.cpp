@@ -1,7 +1,7 @@
 // Step 10's host-side arithmetic (step10-fft-tiled/tile.hpp): the filter's
 // spectrum against a direct 2D DFT, the twiddles, the tile `--tile auto`
 // picks, and the error bound against what the kernel does on this device.
-#include <catch2/catch.hpp>
+#include "tests/catch.hpp"
 
 #include <cmath>
 #include <complex>
@@ -118,7 +118,7 @@ TEST_CASE("step 10's --tile auto takes the lowest cost per output of the tiles t
   CHECK(auto_layout(128, gpu) == TileLayout::split);
   CHECK(auto_layout(64, gpu) == TileLayout::registers);
   CHECK(auto_layout(128, cpu) == TileLayout::local);
-  CHECK_THROWS_WITH(auto_layout(256, gpu), Catch::Contains("KiB split in four"));
+  CHECK_THROWS_WITH(auto_layout(256, gpu), ContainsText("KiB split in four"));
   for (auto device : {gpu, cpu})
     for (int F = 1; F <= 129; ++F) {
       if (F > 128 && device == gpu) continue;
@@ -134,7 +134,7 @@ TEST_CASE("step 10's --tile auto takes the lowest cost per output of the tiles t
             CHECK(tile_cost_per_output(choice.tile, choice.layout, F) <= tile_cost_per_output(other, layout, F));
     }
   // No tile that fits is wide enough: the error says what would be needed.
-  CHECK_THROWS_WITH(choose_tile(129, gpu), Catch::Contains("needs a tile of at least 129 points"));
+  CHECK_THROWS_WITH(choose_tile(129, gpu), ContainsText("needs a tile of at least 129 points"));
   CHECK(std::isinf(tile_flops_per_output(32, 33)));
 }
 

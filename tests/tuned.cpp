@@ -3,7 +3,7 @@
 // one the device allows and checks against the reference; a stored winner
 // is found only for its own device, driver and width, and the step says
 // which configuration it ran; the tuner's small search runs end to end.
-#include <catch2/catch.hpp>
+#include "tests/catch.hpp"
 
 #include <cstdlib>
 #include <filesystem>

@@ -1,17 +1,16 @@
 // The RGB loader and the generated images; the serial count and its CSV.
-#include <catch2/catch.hpp>
+#include "tests/catch.hpp"
 #include <numeric>
 #include <sstream>
 
 #define STBI_WRITE_NO_STDIO  // as in common/machinery/stb_impl.cpp
-#include <stb/stb_image_write.h>
+#include <stb_image_write.h>
 
 #include "common/core/errors.hpp"
 #include "histogram/counts.hpp"
 #include "histogram/tests/support.hpp"
 
 using namespace conv::histogram;
-using Catch::Matchers::Contains;
 
 namespace {
 
@@ -49,12 +48,12 @@ TEST_CASE("gray is replicated into R, G and B, and alpha is dropped", "[histogra
 
 TEST_CASE("bad files throw one message naming the file", "[histogram][images]") {
   const std::string truncated = test::write_scratch("short.ppm", ppm(4, 4, std::string(20, 'x')));
-  CHECK_THROWS_WITH(load_rgb_image(truncated), Contains("short.ppm") && Contains("truncated"));
+  CHECK_THROWS_WITH(load_rgb_image(truncated), ContainsText("short.ppm") && ContainsText("truncated"));
   const std::string garbage = test::write_scratch("bad.png", "\x89PNG\r\n\x1a\n not a png at all");
-  CHECK_THROWS_WITH(load_rgb_image(garbage), Contains("bad.png"));
-  CHECK_THROWS_WITH(load_rgb_image(test::scratch_dir() + "/none.jpg"), Contains("none.jpg"));
+  CHECK_THROWS_WITH(load_rgb_image(garbage), ContainsText("bad.png"));
+  CHECK_THROWS_WITH(load_rgb_image(test::scratch_dir() + "/none.jpg"), ContainsText("none.jpg"));
   const std::string pfm = test::write_scratch("f.pfm", "Pf\n1 1\n-1.0\n\0\0\0\0");
-  CHECK_THROWS_WITH(load_rgb_image(pfm), Contains("f.pfm") && Contains("8-bit"));
+  CHECK_THROWS_WITH(load_rgb_image(pfm), ContainsText("f.pfm") && ContainsText("8-bit"));
 }
 
 TEST_CASE("image specs: synthetic, noise and solid", "[histogram][images]") {
@@ -88,5 +87,5 @@ TEST_CASE("the serial count and its CSV", "[histogram][images]") {
   int rows = 0;
   while (std::getline(csv, line)) ++rows;
   CHECK(rows == kBins);
-  CHECK_THAT(counts_csv(c), Contains("\n255,0,0,15\n") && Contains("\n1,15,0,0\n"));
+  CHECK_THAT(counts_csv(c), ContainsText("\n255,0,0,15\n") && ContainsText("\n1,15,0,0\n"));
 }

@@ -1,7 +1,7 @@
 // Every device variant, exactly equal to the serial count: on the smallest
 // image, on pixel counts that are no multiple of the chunk or the work-group,
 // on one color everywhere (the worst contention), and on random images.
-#include <catch2/catch.hpp>
+#include "tests/catch.hpp"
 
 #include "common/core/errors.hpp"
 #include "common/core/program.hpp"
@@ -147,7 +147,7 @@ TEST_CASE("the last-group variants leave their sums zero: every call counts the 
       s.kernel_label = find_variant(variant).file + " without its reset";
       INFO(variant << ": " << broken);
       CHECK_THROWS_WITH(run_variant(test::device(), image, find_variant(variant), s, 2, 0),
-                        Catch::Matchers::Contains("counted differently"));
+                        ContainsText("counted differently"));
     }
   }
 }
@@ -212,7 +212,7 @@ TEST_CASE("lane-copies' 16-bit counters: the largest accepted chunk counts one c
       refusal = e.what();
     }
   }
-  CHECK_THAT(refusal, Catch::Matchers::Contains("--chunk") && Catch::Matchers::Contains("16-bit"));
+  CHECK_THAT(refusal, ContainsText("--chunk") && ContainsText("16-bit"));
   REQUIRE(largest > 50000);  // at most 6 bytes of a channel in 16: about 58000
   REQUIRE(largest < 65536);
   for (auto [r, g, b] : {std::tuple{0, 0, 0}, {255, 1, 254}}) {
@@ -225,7 +225,6 @@ TEST_CASE("lane-copies' 16-bit counters: the largest accepted chunk counts one c
 
 TEST_CASE("sizes over a device limit are errors naming the option, not crashes",
           "[histogram][variants]") {
-  using Catch::Matchers::Contains;
   conv::DeviceFacts f;
   f.max_work_group = 2048;
   f.max_work_item_sizes = {2048, 2048, 64};
@@ -236,11 +235,11 @@ TEST_CASE("sizes over a device limit are errors naming the option, not crashes",
     return make_plan(find_variant(variant), std::size_t{1} << 20, with(chunk, wg), f);
   };
   CHECK_NOTHROW(plan("private", 64, 2048, true));
-  CHECK_THROWS_WITH(plan("local-atomic", 64, 4096, true), Contains("--wg"));
-  CHECK_THROWS_WITH(plan("global-partials", 1, 64, true), Contains("--chunk"));
+  CHECK_THROWS_WITH(plan("local-atomic", 64, 4096, true), ContainsText("--wg"));
+  CHECK_THROWS_WITH(plan("global-partials", 1, 64, true), ContainsText("--chunk"));
   f.local_mem_bytes = 2048;  // less than one 3 KiB local histogram
-  CHECK_THROWS_WITH(plan("local-words", 64, 256, true), Contains("local memory"));
-  CHECK_THROWS_WITH(plan("one-launch", 64, 256, true), Contains("local memory"));
+  CHECK_THROWS_WITH(plan("local-words", 64, 256, true), ContainsText("local memory"));
+  CHECK_THROWS_WITH(plan("one-launch", 64, 256, true), ContainsText("local memory"));
   f.local_mem_bytes = 48 << 10;  // an NVIDIA GPU's: 16 copies of 3 KiB, exactly
   CHECK(plan("one-launch", 64, 256, true).options == "-DCOPIES=16");
   CHECK(plan("lane-copies", 64, 256, true).options == "-DCOPIES=32");  // 1.5 KiB each
@@ -250,11 +249,11 @@ TEST_CASE("sizes over a device limit are errors naming the option, not crashes",
   // 16-bit counters: a group whose one lane could add 65536 to a counter is refused.
   f.local_mem_bytes = 48 << 10;
   CHECK_NOTHROW(plan("lane-copies", 4096, 256, true));
-  CHECK_THROWS_WITH(plan("lane-copies", 8192, 256, true), Contains("--chunk") && Contains("16-bit"));
-  CHECK_THROWS_WITH(plan("lane-copies", 65536, 1, true), Contains("could reach"));
+  CHECK_THROWS_WITH(plan("lane-copies", 8192, 256, true), ContainsText("--chunk") && ContainsText("16-bit"));
+  CHECK_THROWS_WITH(plan("lane-copies", 65536, 1, true), ContainsText("could reach"));
   f.local_mem_bytes = 32 << 10;
   // PoCL keeps a group's private arrays on one thread's stack.
-  CHECK_THROWS_WITH(plan("private", 64, 2048, false), Contains("--wg"));
+  CHECK_THROWS_WITH(plan("private", 64, 2048, false), ContainsText("--wg"));
   CHECK_NOTHROW(plan("private", 64, 1024, false));
   CHECK_NOTHROW(plan("global-partials", 64, 2048, false));
 }

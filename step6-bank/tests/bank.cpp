@@ -2,8 +2,7 @@
 // inputs (the seed is printed on failure), sizes that are not multiples of
 // the work-group or the block, and every bank size. (The 3D volume's
 // tests: step6-volume/tests/.)
-#define CATCH_CONFIG_MAIN
-#include <catch2/catch.hpp>
+#include "tests/catch.hpp"
 
 #include <algorithm>
 #include <random>

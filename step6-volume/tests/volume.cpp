@@ -3,8 +3,7 @@
 // are not multiples of the work-group or the block, and every kernel; the
 // checks that catch a wrong voxel or an unwritten plane; its errors, and
 // its executable. ctest -L step6-volume.
-#define CATCH_CONFIG_MAIN
-#include <catch2/catch.hpp>
+#include "tests/catch.hpp"
 
 #include <algorithm>
 #include <string>
@@ -77,8 +76,8 @@ TEST_CASE("step6 volume: an unwritten plane or a wrong voxel is caught", "[step6
       return event;
     };
     CHECK_THROWS_AS(run_volume(prepared, 0), KernelFault);
-    CHECK_THROWS_WITH(run_volume(prepared, 0), Catch::Matchers::Contains("output volume 0") &&
-                                                   Catch::Matchers::Contains("never written"));
+    CHECK_THROWS_WITH(run_volume(prepared, 0), ContainsText("output volume 0") &&
+                                                   ContainsText("never written"));
   }
   SECTION("one plane still poisoned after the kernel is named") {
     const auto read = prepared.launch.read;
@@ -88,8 +87,8 @@ TEST_CASE("step6 volume: an unwritten plane or a wrong voxel is caught", "[step6
       std::fill_n(stacked.pixels.begin() + 2 * plane, plane, poison_value());
       return stacked;
     };
-    CHECK_THROWS_WITH(run_volume(prepared, 0), Catch::Matchers::Contains("output volume 2") &&
-                                                   Catch::Matchers::Contains("never written"));
+    CHECK_THROWS_WITH(run_volume(prepared, 0), ContainsText("output volume 2") &&
+                                                   ContainsText("never written"));
   }
   SECTION("one wrong voxel fails the comparison") {
     VolumeRun run = run_volume(prepared, 0);
@@ -109,7 +108,7 @@ TEST_CASE("step6 volume: a volume smaller than the filter, a bad variant or bank
   CHECK_THROWS_AS(random_filter_bank_3d(3, 3, 1), UsageError);
   CHECK_THROWS_AS(synthetic_volume(0, 4, 4, 1), UsageError);
   CHECK_THROWS_WITH(run_volume(device, volume, random_filter_bank_3d(1, 3, 1), "naive", 8, 4096, 4096, 1, 0),
-                    Catch::Matchers::Contains("limit"));
+                    ContainsText("limit"));
 }
 
 TEST_CASE("step6-volume: --verify passes, bad options are one line", "[step6-volume][cli]") {

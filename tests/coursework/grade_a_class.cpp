@@ -1,7 +1,7 @@
 // The grader over a class the test builds itself: one submission of every
 // kind an instructor meets, each of which must get its verdict, with the
 // hanging one among them, in one run of build/bin/grade.
-#include <catch2/catch.hpp>
+#include "tests/catch.hpp"
 
 #include <chrono>
 #include <filesystem>
@@ -23,7 +23,6 @@
 #include "tests/process.hpp"
 
 namespace fs = std::filesystem;
-using Catch::Matchers::Contains;
 using Catch::Matchers::Matches;
 
 namespace {
@@ -203,8 +202,8 @@ TEST_CASE("grade gives every kind of submission its verdict and a reason to act 
     CHECK(rows[i][7] == "bwrap");
     if (rows[i][0][0] == '\'') rows[i][0] = rows[i][0].substr(1);  // a name a spreadsheet would run
     grades[rows[i][0]] = {rows[i][2], rows[i][5], std::stoi(rows[i][3]), std::stoi(rows[i][4])};
-    CHECK_THAT(r.out, Contains("| " + rows[i][0] + " | step3-local | " + rows[i][2] + " |"));
-    CHECK_THAT(r.err, Contains("] " + rows[i][0] + ": " + rows[i][2]));  // its progress line
+    CHECK_THAT(r.out, ContainsText("| " + rows[i][0] + " | step3-local | " + rows[i][2] + " |"));
+    CHECK_THAT(r.err, ContainsText("] " + rows[i][0] + ": " + rows[i][2]));  // its progress line
   }
   for (const auto& [student, verdict] : expected) {
     INFO(student << ": " << grades[student].verdict << ", " << grades[student].reason);
@@ -214,43 +213,43 @@ TEST_CASE("grade gives every kind of submission its verdict and a reason to act 
   }
   CHECK(grades["correct"].passed == 7);
   CHECK(grades["step2-body"].passed == 7);
-  CHECK_THAT(grades["step2-body"].reason, Contains("structural") && Contains("barrier") && Contains("tile"));
-  CHECK_THAT(grades["no-barrier"].reason, Contains("barrier"));
+  CHECK_THAT(grades["step2-body"].reason, ContainsText("structural") && ContainsText("barrier") && ContainsText("tile"));
+  CHECK_THAT(grades["no-barrier"].reason, ContainsText("barrier"));
   // wrong: the case, the worst pixel and its error (or, where the harness
   // refused the result, the first pixel never written or not finite), the
   // seed that replays it.
   for (const char* s : {"halo", "skeleton"}) {
     INFO(s);
-    CHECK_THAT(grades[s].reason, ((Contains("worst at (") && Contains("max abs error")) ||
-                                  (Contains("the first at (") &&
-                                   (Contains("never written") || Contains("NaN or infinite")))) &&
-                                     Contains("wg ") && Contains("grade --seed "));
+    CHECK_THAT(grades[s].reason, ((ContainsText("worst at (") && ContainsText("max abs error")) ||
+                                  (ContainsText("the first at (") &&
+                                   (ContainsText("never written") || ContainsText("NaN or infinite")))) &&
+                                     ContainsText("wg ") && ContainsText("grade --seed "));
   }
-  CHECK_THAT(grades["skeleton"].reason, Contains("structural check failed too"));
-  CHECK_THAT(grades["no-compile"].reason, Contains("no-compile.cl:") && Contains("filtre"));
-  CHECK_THAT(grades["renamed"].reason, Contains("'convolve'"));
-  CHECK_THAT(grades["hangs"].reason, Contains("did not finish within"));
+  CHECK_THAT(grades["skeleton"].reason, ContainsText("structural check failed too"));
+  CHECK_THAT(grades["no-compile"].reason, ContainsText("no-compile.cl:") && ContainsText("filtre"));
+  CHECK_THAT(grades["renamed"].reason, ContainsText("'convolve'"));
+  CHECK_THAT(grades["hangs"].reason, ContainsText("did not finish within"));
   const Row& oob = grades["out-of-bounds"];
   if (oob.verdict == "crash")
-    CHECK_THAT(oob.reason, Contains("SIG") && Contains("oclgrind --data-races"));
+    CHECK_THAT(oob.reason, ContainsText("SIG") && ContainsText("oclgrind --data-races"));
   else
     CHECK_THAT(oob.reason, Matches(".*(past the end|out of bounds|outside).*"));
-  CHECK_THAT(grades["empty"].reason, Contains("empty.cl"));
-  CHECK_THAT(grades["handed-in-nothing"].reason, Contains("handed-in-nothing"));
-  CHECK_THAT(grades["binary"].reason, Contains("binary.cl"));
-  CHECK_THAT(read(report), Contains("\n'@SUM(A1),"));
+  CHECK_THAT(grades["empty"].reason, ContainsText("empty.cl"));
+  CHECK_THAT(grades["handed-in-nothing"].reason, ContainsText("handed-in-nothing"));
+  CHECK_THAT(grades["binary"].reason, ContainsText("binary.cl"));
+  CHECK_THAT(read(report), ContainsText("\n'@SUM(A1),"));
   CHECK(grades["uses-helper"].passed == 7);
-  CHECK_THAT(grades["walter"].reason, Contains("walter.CL") && Contains("lower case"));
-  CHECK_THAT(grades["README"].reason, Contains("README.txt"));
+  CHECK_THAT(grades["walter"].reason, ContainsText("walter.CL") && ContainsText("lower case"));
+  CHECK_THAT(grades["README"].reason, ContainsText("README.txt"));
   for (const char* s : {"forge", "kill-parent", "stop-parent", "pasted-asm"}) {
     INFO(s);
-    CHECK_THAT(grades[s].reason, Contains("inline assembly") || Contains("could make asm"));
+    CHECK_THAT(grades[s].reason, ContainsText("inline assembly") || ContainsText("could make asm"));
   }
-  CHECK_THAT(grades["abs-include"].reason, Contains("absolute path"));
-  CHECK_THAT(grades["dotdot-include"].reason, Contains("'..'"));
-  CHECK_THAT(grades["link-include"].reason, Contains("symbolic link"));
-  CHECK_THAT(grades["linked"].reason, Contains("symbolic link"));
-  CHECK_THAT(read(report) + r.out + r.err, !Contains("TOPSECRET"));
+  CHECK_THAT(grades["abs-include"].reason, ContainsText("absolute path"));
+  CHECK_THAT(grades["dotdot-include"].reason, ContainsText("'..'"));
+  CHECK_THAT(grades["link-include"].reason, ContainsText("symbolic link"));
+  CHECK_THAT(grades["linked"].reason, ContainsText("symbolic link"));
+  CHECK_THAT(read(report) + r.out + r.err, !ContainsText("TOPSECRET"));
 }
 
 // The grader's own edges: what it cannot write or read is refused before
@@ -272,7 +271,7 @@ TEST_CASE("grade refuses an unusable report, a NaN limit, and grading without a 
     INFO(args.front() << " " << args.back() << ": " << r.err);
     CHECK(r.status == 2);
     CHECK(r.err_lines() == 1);
-    CHECK_THAT(r.err, !Contains("timing"));  // before any grading
+    CHECK_THAT(r.err, !ContainsText("timing"));  // before any grading
   }
   // No bubblewrap: one line, exit 1, and the old report left as it was.
   const auto refused = conv::test::run_program(
@@ -280,16 +279,16 @@ TEST_CASE("grade refuses an unusable report, a NaN limit, and grading without a 
       {{"CLCONV_BWRAP", "/no/such/bwrap"}});
   INFO(refused.err);
   CHECK(refused.status == 1);
-  CHECK_THAT(refused.err, Contains("sandbox") && Contains("--no-sandbox"));
+  CHECK_THAT(refused.err, ContainsText("sandbox") && ContainsText("--no-sandbox"));
   CHECK(read(dir / "old.csv") == "the old report\n");
   const auto unconfined = conv::test::run_program(
       "grade", {"--step", "3", cls, "--case-timeout", "60", "--no-sandbox", "--report", (dir / "old.csv").string()},
       {{"CLCONV_BWRAP", "/no/such/bwrap"}});
   INFO(unconfined.err);
   CHECK(unconfined.status == 0);
-  CHECK_THAT(read(dir / "old.csv"), Contains(",sandbox\n") && Contains("forge,step3-local,forbidden,") &&
-                                        Contains(",none\n"));
-  CHECK_THAT(unconfined.out, Contains("WITHOUT the sandbox"));
+  CHECK_THAT(read(dir / "old.csv"), ContainsText(",sandbox\n") && ContainsText("forge,step3-local,forbidden,") &&
+                                        ContainsText(",none\n"));
+  CHECK_THAT(unconfined.out, ContainsText("WITHOUT the sandbox"));
 }
 
 // Run by ctest only where Oclgrind is installed (label "oclgrind"): a crash
@@ -304,9 +303,9 @@ TEST_CASE("a crashed case is run again under Oclgrind, which names the line", "[
   INFO("stderr:\n" << r.err << "\nstdout:\n" << r.out);
   REQUIRE(r.status == 0);
   if (r.out.find("| far-write | step3-local | crash |") != std::string::npos)
-    CHECK_THAT(r.out, Contains("Oclgrind: Invalid write") && Contains("of far-write.cl: output[") &&
-                          Contains("(1 << 30)"));
+    CHECK_THAT(r.out, ContainsText("Oclgrind: Invalid write") && ContainsText("of far-write.cl: output[") &&
+                          ContainsText("(1 << 30)"));
   else  // guard bands may report it as a failed case
-    CHECK_THAT(r.out, Contains("| far-write | step3-local | wrong |") &&
+    CHECK_THAT(r.out, ContainsText("| far-write | step3-local | wrong |") &&
                           Matches("(?:.|\n)*(past the end|out of bounds|outside)(?:.|\n)*"));
 }

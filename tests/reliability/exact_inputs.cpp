@@ -4,7 +4,7 @@
 // with bytes after its end-of-image marker (legal: read); one rule for
 // every 16-bit source in the histogram; error lines that stay one line
 // whatever a file name holds; a filter value too small for a float.
-#include <catch2/catch.hpp>
+#include "tests/catch.hpp"
 
 #include <cstdint>
 #include <filesystem>
@@ -23,7 +23,6 @@
 
 using namespace conv;
 using namespace conv::test;
-using Catch::Matchers::Contains;
 using Bytes = std::vector<std::uint8_t>;
 
 namespace {
@@ -196,7 +195,7 @@ TEST_CASE("BMPs of every header and pixel kind: complete read exactly, cut short
         INFO("cut to " << size << " of " << bmp.bytes.size() << " bytes");
         const Bytes cut(bmp.bytes.begin(), bmp.bytes.begin() + size);
         const std::string path = write_scratch("cut.bmp", cut);
-        REQUIRE_THROWS_WITH(load_image(path), Contains(path) && Contains("truncated BMP"));
+        REQUIRE_THROWS_WITH(load_image(path), ContainsText(path) && ContainsText("truncated BMP"));
       }
       // Without the last row's padding the pixels are all there: read.
       const Bytes unpadded(bmp.bytes.begin(), bmp.bytes.begin() + needed);
@@ -214,7 +213,7 @@ TEST_CASE("BMP palettes stb_image would read past are refused", "[inputs][bmp]")
   // The OS/2 header with a palette: stb_image 2.27 sizes the palette wrongly.
   const Bmp core = make_bmp("core8", 4, 2, {0, 1, 2, 3, 4, 5, 6, 7});
   const std::string path = write_scratch("os2-palette.bmp", core.bytes);
-  REQUIRE_THROWS_WITH(load_image(path), Contains(path) && Contains("OS/2"));
+  REQUIRE_THROWS_WITH(load_image(path), ContainsText(path) && ContainsText("OS/2"));
   // An index past a short palette: stb_image would read its unfilled table.
   Bmp pal = make_bmp("pal8", 4, 1, {0, 1, 2, 255});
   // Keep the first 4 entries: move the pixel data to right after them.
@@ -224,13 +223,13 @@ TEST_CASE("BMP palettes stb_image would read past are refused", "[inputs][bmp]")
   shorter[10] = 54 + 16;
   shorter[11] = 0;
   const std::string p2 = write_scratch("short-palette.bmp", shorter);
-  REQUIRE_THROWS_WITH(load_image(p2), Contains(p2) && Contains("palette entry 255 of 4"));
+  REQUIRE_THROWS_WITH(load_image(p2), ContainsText(p2) && ContainsText("palette entry 255 of 4"));
   // Pixel data said to start before any palette.
   Bytes none = pal.bytes;
   none[10] = 54;
   none[11] = 0;
   const std::string p3 = write_scratch("no-palette.bmp", none);
-  REQUIRE_THROWS_WITH(load_image(p3), Contains(p3) && Contains("before any palette"));
+  REQUIRE_THROWS_WITH(load_image(p3), ContainsText(p3) && ContainsText("before any palette"));
 }
 
 TEST_CASE("a compressed BMP is refused with the true reason", "[inputs][bmp]") {
@@ -246,8 +245,8 @@ TEST_CASE("a compressed BMP is refused with the true reason", "[inputs][bmp]") {
     for (std::uint8_t v : {4, 1, 0, 0, 4, 1, 0, 1}) bmp.bytes.push_back(v);
     const std::string path = write_scratch("compressed.bmp", bmp.bytes);
     INFO(name);
-    REQUIRE_THROWS_WITH(load_image(path), Contains(path) && Contains("compressed BMP (" + name + ") is not read") &&
-                                              !Contains("not an image"));
+    REQUIRE_THROWS_WITH(load_image(path), ContainsText(path) && ContainsText("compressed BMP (" + name + ") is not read") &&
+                                              !ContainsText("not an image"));
   }
   Bmp rle = make_bmp("pal8", 4, 2, std::vector<int>(8, 1));
   rle.bytes[30] = 1;
@@ -272,7 +271,7 @@ TEST_CASE("a JPEG with bytes after its end-of-image marker is read, one without 
   }
   const Bytes cut(jpeg.begin(), jpeg.end() - 2);  // the marker itself gone
   const std::string path = write_scratch("cut.jpg", cut);
-  REQUIRE_THROWS_WITH(load_image(path), Contains(path) && Contains("no end-of-image marker"));
+  REQUIRE_THROWS_WITH(load_image(path), ContainsText(path) && ContainsText("no end-of-image marker"));
 }
 
 TEST_CASE("the histogram reduces every 16-bit source to 8 bits by one rule",

@@ -4,7 +4,7 @@
 // and the device's limits comes before any work; nothing waits forever (a
 // kernel that never returns, a FIFO); the limits cache is not trusted
 // blindly. docs/reliability.md lists each case.
-#include <catch2/catch.hpp>
+#include "tests/catch.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>

@@ -4,7 +4,7 @@
 // with non-finite numbers, endless files, kernels that do not work. Each must
 // end in one line on stderr and a non-zero exit, with no signal and no output
 // file. What tests/command_line.cpp and tests/harness_units.cpp cover is not repeated.
-#include <catch2/catch.hpp>
+#include "tests/catch.hpp"
 
 #include <algorithm>
 #include <cstdint>

@@ -2,7 +2,7 @@
 // refuses, huge filters, absurd synthetic images, and a buffer over the
 // device's allocation limit. Each is refused in one line naming the limit, or
 // runs correctly; never a crash, never a partial output file.
-#include <catch2/catch.hpp>
+#include "tests/catch.hpp"
 
 #include <cmath>
 #include <string>

@@ -2,7 +2,7 @@
 // line naming what happened (common/machinery/supervisor.hpp), and what can be known
 // before the launch is refused before it (docs/reliability.md, "What is
 // refused, and why").
-#include <catch2/catch.hpp>
+#include "tests/catch.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>

@@ -4,7 +4,7 @@
 // the device limits are never measured, no output file is written. The
 // executables are found by listing the folder, so a tool added later is
 // run here too (at least with an option no tool has).
-#include <catch2/catch.hpp>
+#include "tests/catch.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>

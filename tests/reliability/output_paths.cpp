@@ -3,7 +3,7 @@
 // left as it was; a file name of the longest legal length is written
 // (the temporary file beside it has a short name). docs/reliability.md,
 // "What is refused, and why".
-#include <catch2/catch.hpp>
+#include "tests/catch.hpp"
 
 #include <sys/socket.h>
 #include <sys/stat.h>

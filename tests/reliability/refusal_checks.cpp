@@ -1,6 +1,6 @@
 #include "tests/reliability/refusal_checks.hpp"
 
-#include <catch2/catch.hpp>
+#include "tests/catch.hpp"
 
 #include <filesystem>
 

@@ -4,7 +4,7 @@
 // limits" is said only when measuring, a lock held on the limits cache is
 // waited on only so long, and a write past a buffer names the element, not
 // a work-item that may not exist. docs/reliability.md lists each.
-#include <catch2/catch.hpp>
+#include "tests/catch.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
