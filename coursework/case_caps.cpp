@@ -116,6 +116,25 @@ TreeUse tree_use(pid_t pid) {
   return use;
 }
 
+std::function<std::string(ProcessId)> cap_check(const CaseCaps& caps) {
+  return [caps](ProcessId pid) -> std::string {
+    if (caps.tree_memory_bytes || caps.tree_threads) {
+      const TreeUse t = tree_use(static_cast<pid_t>(pid));
+      if (caps.tree_memory_bytes && t.resident_bytes > caps.tree_memory_bytes)
+        return "used more than " + bytes_text(caps.tree_memory_bytes) + " of memory (its processes together)";
+      if (caps.tree_threads && t.threads > caps.tree_threads)
+        return "ran more than " + std::to_string(caps.tree_threads) + " threads and processes at once";
+    }
+    if (caps.disk_bytes && !caps.disk_folder.empty()) {
+      const DiskUse d = disk_use(caps.disk_folder);
+      if (d.bytes > caps.disk_bytes) return "used more than " + bytes_text(caps.disk_bytes) + " of disk";
+      if (d.too_deep) return "made folders more than " + std::to_string(kMaxDepth) + " levels deep";
+      if (d.too_many) return "made more than " + std::to_string(kMaxEntries) + " files and folders";
+    }
+    return "";
+  };
+}
+
 bool remove_tree(const std::string& path) {
   std::error_code ec;
   std::filesystem::remove_all(path, ec);

@@ -6,7 +6,10 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
+
+#include "common/machinery/platform/process.hpp"
 
 namespace conv::grade {
 
@@ -29,6 +32,20 @@ struct TreeUse {
   std::uint64_t resident_bytes = 0;
 };
 TreeUse tree_use(pid_t pid);
+
+// The caps on a case as a whole (0: none): the disk used under
+// disk_folder, and the resident memory and the threads of the case's whole
+// process tree.
+struct CaseCaps {
+  std::string disk_folder;
+  std::uint64_t disk_bytes = 0, tree_memory_bytes = 0;
+  int tree_threads = 0;
+};
+
+// The check run_child polls while a case runs (ChildSpec::over_cap): the
+// cap the case is over, in words ("used more than 1 GiB of disk"); "" while
+// it is within all of them.
+std::function<std::string(ProcessId)> cap_check(const CaseCaps& caps);
 
 // Removes `path` and everything under it, however deep (std::filesystem's
 // remove_all gives up on a tree deeper than the open-file limit; then

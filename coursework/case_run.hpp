@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "common/machinery/platform/process.hpp"
 #include "coursework/cases.hpp"
-#include "coursework/child.hpp"
 
 namespace conv::grade {
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "common/machinery/platform/process.hpp"
 #include "coursework/case_run.hpp"
-#include "coursework/child.hpp"
 #include "coursework/sandbox.hpp"
 #include "coursework/submissions.hpp"
 

@@ -3,7 +3,7 @@
 #pragma once
 #include <string>
 
-#include "coursework/child.hpp"
+#include "common/machinery/platform/process.hpp"
 #include "coursework/sandbox.hpp"
 
 namespace conv::grade {

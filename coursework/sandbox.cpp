@@ -11,6 +11,7 @@
 
 #include "common/core/errors.hpp"
 #include "common/machinery/sanitizer.hpp"
+#include "coursework/case_caps.hpp"
 
 namespace fs = std::filesystem;
 
@@ -109,13 +110,16 @@ ChildSpec sandboxed(const Sandbox& box, const std::string& work, const std::vect
   ChildSpec spec;
   spec.timeout_s = timeout_s;
   spec.file_bytes = kFileLimit;
+  spec.no_core_dumps = true;
   spec.memory_bytes = memory_limit();
   spec.cpu_seconds = static_cast<std::uint64_t>(timeout_s * std::max(1u, std::thread::hardware_concurrency())) + 10;
   // The caps on the case as a whole, which the grader checks while it runs.
-  spec.disk_folder = work;
-  spec.disk_bytes = kCaseDiskBytes;
-  spec.tree_memory_bytes = case_memory_cap();
-  spec.tree_threads = kCaseThreads;
+  CaseCaps caps;
+  caps.disk_folder = work;
+  caps.disk_bytes = kCaseDiskBytes;
+  caps.tree_memory_bytes = case_memory_cap();
+  caps.tree_threads = kCaseThreads;
+  spec.over_cap = cap_check(caps);
   if (!box.enabled) {
     spec.argv = wrapper;
     spec.argv.push_back(box.runner);

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "coursework/child.hpp"
+#include "common/machinery/platform/process.hpp"
 
 namespace conv::grade {
 

@@ -14,7 +14,7 @@
 
 #include "common/core/program.hpp"
 #include "common/machinery/files.hpp"
-#include "coursework/child.hpp"
+#include "common/machinery/platform/process.hpp"
 #include "coursework/structure.hpp"
 
 namespace fs = std::filesystem;
@@ -450,6 +450,7 @@ std::string preprocessed_assembly(const std::string& source, const std::string& 
     spec.out_path = folder.path + "/out.txt";
     spec.err_path = folder.path + "/err.txt";
     spec.file_bytes = kPreprocessedBytes;
+    spec.no_core_dumps = true;
     const ChildResult r = run_child(spec);
     const std::string how = with_macros ? " with the launchers' macros" : "";
     if (r.timed_out)

@@ -23,6 +23,8 @@ std::string seed_note() {
 }  // namespace conv::test
 
 // ---- scratch files ----------------------------------------------------------
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 
@@ -31,15 +33,18 @@ std::string seed_note() {
 namespace conv::test {
 
 std::string scratch_dir() {
+  // Removed at exit by the process that made it, not by a forked child
+  // (ChildSpec::body) that ends with exit() too.
   static struct Dir {
     std::string path;
+    pid_t owner = getpid();
     Dir() {
       std::string templ = (std::filesystem::temp_directory_path() / "clconv-test-XXXXXX").string();
       path = mkdtemp(templ.data()) ? templ : "";
     }
     ~Dir() {
       std::error_code ec;
-      if (!path.empty()) std::filesystem::remove_all(path, ec);
+      if (!path.empty() && getpid() == owner) std::filesystem::remove_all(path, ec);
     }
   } dir;
   return dir.path;

@@ -5,8 +5,9 @@
 // worker thread's stack (SIGSEGV), an assertion inside the driver
 // (SIGABRT). No handler inside the process can report all of these: a
 // stack overflow leaves no stack to run it on, and it happens on one of
-// PoCL's threads. So the run is done in a child process, and the parent,
-// which opens no device, turns a fatal signal into one line.
+// PoCL's threads. So the run is done in a child process (the one runner,
+// common/machinery/platform/process.hpp), and the parent, which opens no
+// device, turns a fatal signal into one line.
 #pragma once
 #include <functional>
 #include <string>
@@ -26,7 +27,8 @@ namespace conv {
 // and returns 128 + the signal's number, as a shell reports a signal
 // (139 for SIGSEGV). SIGINT, SIGTERM, SIGHUP and SIGPIPE are not the
 // kernel's doing: the parent ends by the same signal, as the child did.
-// The child ends when the parent does (PR_SET_PDEATHSIG).
+// The child ends when the parent does. Where no child process can be
+// started (fork fails; Windows), body() runs in this process instead.
 int run_supervised(const std::string& program, const std::string& kernel_label,
                    const std::function<int()>& body);
 

@@ -1,9 +1,8 @@
 #include "common/machinery/watchdog.hpp"
 
-#include <unistd.h>
-
 #include <chrono>
 
+#include "common/machinery/platform/process.hpp"
 #include "common/machinery/supervisor.hpp"
 
 namespace conv {
@@ -19,9 +18,8 @@ Watchdog::Watchdog(const std::string& program, double seconds, const std::string
       return;
     const std::string& line = current_phase() == KernelPhase::building ? build_line : run_line;
     // Other threads may be inside the OpenCL driver: no exit handlers, no
-    // destructors, only write() and _exit().
-    [[maybe_unused]] const ssize_t n = ::write(2, line.data(), line.size());
-    ::_exit(1);
+    // destructors, no locks.
+    exit_now(1, line);
   });
 }
 
