@@ -2,15 +2,20 @@
 // padding, the reference, reports, device selection and launch checks.
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <random>
 #include <sstream>
+#include <thread>
 
 #include "common/machinery/device_choice.hpp"
 #include "common/machinery/guard.hpp"
 #include "common/machinery/parse.hpp"
+#include "common/machinery/platform/process.hpp"
 #include "common/machinery/program_cache.hpp"
 #include "common/machinery/reference.hpp"
 #include "common/machinery/registry.hpp"
@@ -509,4 +514,118 @@ TEST_CASE("enumerating the devices pins PoCL's threads unless the environment sa
   REQUIRE(std::getenv("POCL_AFFINITY") != nullptr);
   CHECK(std::string(std::getenv("POCL_AFFINITY")) == "1");
   if (before) ::setenv("POCL_AFFINITY", saved.c_str(), 1);
+}
+
+// ---- child processes (common/machinery/platform/process.hpp) --------------------
+
+namespace {
+
+// Whether process `pid` has ended: gone, or a zombie its new parent has not
+// reaped yet.
+bool process_ended(long pid) {
+#ifdef __linux__
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text;
+  if (!std::getline(stat, text)) return true;
+  const auto paren = text.rfind(')');
+  return paren != std::string::npos && text.size() > paren + 2 && text[paren + 2] == 'Z';
+#else
+  return ::kill(static_cast<pid_t>(pid), 0) != 0;
+#endif
+}
+
+}  // namespace
+
+TEST_CASE("the child-process runner: exit status, signals, time limits and output", "[process]") {
+  const std::string dir = conv::test::scratch_dir();
+  SECTION("a function child that exits 3") {
+    ChildSpec spec;
+    spec.body = [] { return 3; };
+    const ChildResult r = run_child(spec);
+    CHECK(r.status == 3);
+    CHECK(r.signal == 0);
+    CHECK_FALSE(r.timed_out);
+  }
+  if (!child_processes_available()) return;
+  SECTION("a function child killed by a signal, its stderr held back") {
+    ChildSpec spec;
+    spec.hold_err = true;
+    spec.body = [] {
+      write_stderr("its last words\n");
+      std::raise(SIGKILL);
+      return 0;
+    };
+    const ChildResult r = run_child(spec);
+    CHECK(r.status == -1);
+    CHECK(r.signal == SIGKILL);
+    CHECK(r.err == "its last words\n");
+    CHECK_FALSE(r.err_passed_on);
+    CHECK(signal_text(SIGSEGV).rfind("SIGSEGV (segmentation fault", 0) == 0);
+    CHECK(signal_text(SIGKILL).rfind("SIGKILL (", 0) == 0);
+  }
+  SECTION("a program killed by a signal") {
+    ChildSpec spec;
+    spec.argv = {"/bin/sh", "-c", "kill -TERM $$; sleep 10"};
+    spec.timeout_s = 30;
+    const ChildResult r = run_child(spec);
+    CHECK(r.signal == SIGTERM);
+    CHECK(signal_from_outside(r.signal));
+  }
+  SECTION("a program past its time limit is killed with its process group") {
+    ChildSpec spec;
+    const std::string pid_file = dir + "/runner-pid";
+    spec.argv = {"/bin/sh", "-c", "sleep 30 & echo $! > " + pid_file + "; sleep 30"};
+    spec.timeout_s = 0.5;
+    const auto start = std::chrono::steady_clock::now();
+    const ChildResult r = run_child(spec);
+    CHECK(r.timed_out);
+    CHECK(r.status == -1);
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));
+    long left = 0;
+    REQUIRE((std::ifstream(pid_file) >> left));
+    // The sleep the shell left in the background went with the group.
+    bool ended = false;
+    for (int i = 0; i < 100 && !(ended = process_ended(left)); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    CHECK(ended);
+  }
+  SECTION("output files, the environment and the exit status of a program") {
+    ChildSpec spec;
+    spec.argv = {"/bin/sh", "-c", "echo \"out $CLCONV_RUNNER_TEST\"; echo err >&2; exit 4"};
+    spec.env = {{"CLCONV_RUNNER_TEST", "set"}};
+    spec.out_path = dir + "/runner.out";
+    spec.err_path = dir + "/runner.err";
+    const ChildResult r = run_child(spec);
+    CHECK(r.status == 4);
+    CHECK(r.out == "out set\n");
+    CHECK(r.err == "err\n");
+  }
+  SECTION("a program that does not exist") {
+    ChildSpec spec;
+    spec.argv = {dir + "/no-such-program"};
+    spec.out_path = dir + "/runner.out";
+    spec.err_path = dir + "/runner.err";
+    std::string error;
+    try {
+      run_child(spec);
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    CHECK(error == spec.argv[0] + ": cannot run it");
+  }
+  SECTION("done_early and a cap end a program, and say which") {
+    ChildSpec spec;
+    spec.argv = {"/bin/sh", "-c", "sleep 30"};
+    spec.timeout_s = 30;
+    int polls = 0;
+    spec.done_early = [&] { return ++polls > 3; };
+    ChildResult r = run_child(spec);
+    CHECK(r.ended_early);
+    CHECK_FALSE(r.timed_out);
+    spec.done_early = nullptr;
+    spec.over_cap = [](ProcessId) { return std::string("used too much"); };
+    r = run_child(spec);
+    CHECK(r.over_cap == "used too much");
+    CHECK(r.status == -1);
+  }
 }

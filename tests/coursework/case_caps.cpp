@@ -14,6 +14,7 @@
 
 #include "common/machinery/device_choice.hpp"
 #include "common/machinery/guard.hpp"
+#include "common/machinery/platform/process.hpp"
 #include "common/machinery/program_cache.hpp"
 #include "common/machinery/reference.hpp"
 #include "common/machinery/registry.hpp"
@@ -21,7 +22,6 @@
 #include "common/machinery/settings.hpp"
 #include "coursework/case_caps.hpp"
 #include "coursework/case_run.hpp"
-#include "coursework/child.hpp"
 #include "coursework/report.hpp"
 #include "tests/files.hpp"
 #include "tests/process.hpp"
@@ -34,12 +34,14 @@ using Catch::Matchers::Contains;
 namespace {
 
 // A shell line run as a case would be, with the caps in `caps`.
-ChildResult run_shell(const fs::path& dir, const std::string& line, ChildSpec caps) {
-  caps.argv = {"/bin/sh", "-c", line};
-  caps.timeout_s = 60;
-  caps.out_path = (dir / "out").string();
-  caps.err_path = (dir / "err").string();
-  return run_child(caps);
+conv::ChildResult run_shell(const fs::path& dir, const std::string& line, const CaseCaps& caps) {
+  conv::ChildSpec spec;
+  spec.argv = {"/bin/sh", "-c", line};
+  spec.timeout_s = 60;
+  spec.out_path = (dir / "out").string();
+  spec.err_path = (dir / "err").string();
+  spec.over_cap = cap_check(caps);
+  return conv::run_child(spec);
 }
 
 }  // namespace
@@ -68,7 +70,7 @@ TEST_CASE("a case is killed for the disk, memory or threads of all its processes
   const fs::path dir = fs::path(conv::test::scratch_dir()) / "caps";
   fs::create_directories(dir / "work");
   SECTION("disk: four files, each under any per-file limit") {
-    ChildSpec caps;
+    CaseCaps caps;
     caps.disk_folder = (dir / "work").string();
     caps.disk_bytes = 8u << 20;
     const auto r = run_shell(dir, "cd " + caps.disk_folder + " && for i in 1 2 3 4; do "
@@ -86,7 +88,7 @@ TEST_CASE("a case is killed for the disk, memory or threads of all its processes
     CHECK_THAT(o.reason, Contains("used more than 8 MiB of disk"));
   }
   SECTION("memory: three processes, each under the cap alone") {
-    ChildSpec caps;
+    CaseCaps caps;
     caps.tree_memory_bytes = 96u << 20;
     const auto r = run_shell(dir, "for i in 1 2 3; do sh -c 'x=$(head -c 48000000 /dev/zero | tr \"\\000\" a); "
                              "sleep 50' & done; wait", caps);
@@ -94,14 +96,14 @@ TEST_CASE("a case is killed for the disk, memory or threads of all its processes
     CHECK(r.over_cap == "used more than 96 MiB of memory (its processes together)");
   }
   SECTION("threads and processes") {
-    ChildSpec caps;
+    CaseCaps caps;
     caps.tree_threads = 10;
     const auto r = run_shell(dir, "for i in 1 2 3 4 5 6 7 8 9 10 11 12; do sleep 50 & done; wait", caps);
     CHECK_FALSE(r.timed_out);
     CHECK_THAT(r.over_cap, Contains("more than 10 threads"));
   }
   SECTION("a case within its caps runs to its end") {
-    ChildSpec caps;
+    CaseCaps caps;
     caps.disk_folder = (dir / "work").string();
     caps.disk_bytes = 8u << 20;
     caps.tree_memory_bytes = std::uint64_t{1} << 30;

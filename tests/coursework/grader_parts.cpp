@@ -36,8 +36,8 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-conv::grade::ChildResult exited(int status, const std::string& out, const std::string& err = "") {
-  conv::grade::ChildResult r;
+conv::ChildResult exited(int status, const std::string& out, const std::string& err = "") {
+  conv::ChildResult r;
   r.status = status;
   r.out = out;
   r.err = err;
@@ -91,7 +91,7 @@ TEST_CASE("a case passes only on output images the grader checked, never on text
     write_image(output_file(out.string(), k), correct_output(impulse.runs[k]));
   CHECK(judge(c, exited(0, ""), out.string()).verdict == Verdict::pass);
   // The right images, and then the process died: a crash, not a pass.
-  conv::grade::ChildResult killed;
+  conv::ChildResult killed;
   killed.signal = 11;
   const CaseOutcome crash = judge(c, killed, out.string());
   CHECK(crash.verdict == Verdict::crash);
@@ -126,7 +126,7 @@ TEST_CASE("a case passes only on output images the grader checked, never on text
   CHECK(name.verdict == Verdict::build_error);
   CHECK_THAT(name.reason, Contains("no kernel named 'convolve'"));
   c.limit_s = 12.5;
-  conv::grade::ChildResult late;
+  conv::ChildResult late;
   late.timed_out = true;
   const CaseOutcome timeout = judge(c, late, out.string());
   CHECK(timeout.verdict == Verdict::timeout);
@@ -354,7 +354,7 @@ TEST_CASE("a sandboxed case cannot signal the grader, nor read outside its folde
   fs::create_directories(work);
   hand_over(box, work.string());
   const std::string grader = std::to_string(getpid()), parent = std::to_string(getppid());
-  ChildSpec spec = sandboxed(box, work.string(),
+  conv::ChildSpec spec = sandboxed(box, work.string(),
                              {"-c", "kill -STOP " + grader + "; kill -KILL " + grader + " " + parent +
                                         "; kill -STOP -1; kill -KILL -1; echo $$ > " + kWorkInside + "/pid; "
                                         "cat " + (dir / "secret.txt").string() + " /root/* > " + kWorkInside +
@@ -363,7 +363,7 @@ TEST_CASE("a sandboxed case cannot signal the grader, nor read outside its folde
                              30);
   spec.out_path = (dir / "out").string();
   spec.err_path = (dir / "err").string();
-  const ChildResult r = run_child(spec);
+  const conv::ChildResult r = conv::run_child(spec);
   INFO(r.err);
   CHECK_FALSE(r.timed_out);
   std::ifstream ran(work / "ran"), pid(work / "pid");
