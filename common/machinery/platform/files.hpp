@@ -4,7 +4,8 @@
 // files_windows.cpp (Windows, MinGW-w64 or MSVC). Nothing outside this
 // folder includes a platform header.
 //
-// Paths are std::string: bytes as given on POSIX, UTF-8 on Windows.
+// Paths are std::string: bytes as given on POSIX; on Windows, text in the
+// active code page, as argv and the C++ library's narrow names have it.
 // Errors come back as std::error_code, whose message() is strerror()'s text
 // on POSIX (the harness's messages quote it) and the system's on Windows.
 #pragma once

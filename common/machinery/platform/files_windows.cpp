@@ -1,7 +1,9 @@
 // The platform layer's files on Windows (MinGW-w64 or MSVC), on the Win32
-// API: paths arrive as UTF-8 and are used as UTF-16 (the W functions), so
-// a name in any script works. Where Windows has no equivalent of what the
-// POSIX side does, the comment says what happens instead.
+// API. Narrow strings are in the active code page (CP_ACP), as main()'s
+// argv, getenv() and the C++ library's narrow file names have them, so a
+// path means here what it means to std::ifstream; they are used as UTF-16
+// (the W functions). Where Windows has no equivalent of what the POSIX side
+// does, the comment says what happens instead.
 #if defined(_WIN32)
 
 #ifndef NOMINMAX
@@ -14,10 +16,11 @@
 #include <sddl.h>   // ConvertSidToStringSidW
 #include <io.h>     // _isatty
 #include <stdio.h>  // _fileno
-#include <stdlib.h> // _wputenv_s, _wgetenv
+#include <stdlib.h> // _wputenv_s
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 #include "common/machinery/platform/files.hpp"
@@ -27,19 +30,19 @@ namespace {
 
 std::wstring wide(const std::string& text) {
   if (text.empty()) return std::wstring();
-  const int n = ::MultiByteToWideChar(CP_UTF8, 0, text.data(), static_cast<int>(text.size()), nullptr, 0);
+  const int n = ::MultiByteToWideChar(CP_ACP, 0, text.data(), static_cast<int>(text.size()), nullptr, 0);
   if (n <= 0) return std::wstring();
   std::wstring out(static_cast<std::size_t>(n), L'\0');
-  ::MultiByteToWideChar(CP_UTF8, 0, text.data(), static_cast<int>(text.size()), out.data(), n);
+  ::MultiByteToWideChar(CP_ACP, 0, text.data(), static_cast<int>(text.size()), out.data(), n);
   return out;
 }
 
 std::string narrow(const wchar_t* text) {
   if (!text || !*text) return std::string();
-  const int n = ::WideCharToMultiByte(CP_UTF8, 0, text, -1, nullptr, 0, nullptr, nullptr);
+  const int n = ::WideCharToMultiByte(CP_ACP, 0, text, -1, nullptr, 0, nullptr, nullptr);
   if (n <= 1) return std::string();
   std::string out(static_cast<std::size_t>(n), '\0');
-  ::WideCharToMultiByte(CP_UTF8, 0, text, -1, out.data(), n, nullptr, nullptr);
+  ::WideCharToMultiByte(CP_ACP, 0, text, -1, out.data(), n, nullptr, nullptr);
   out.resize(static_cast<std::size_t>(n - 1));  // without the terminating zero
   return out;
 }
@@ -75,9 +78,28 @@ HANDLE handle_of(std::intptr_t h) { return reinterpret_cast<HANDLE>(h); }
 std::intptr_t stored(HANDLE h) { return reinterpret_cast<std::intptr_t>(h); }
 const std::intptr_t kNoHandle = stored(INVALID_HANDLE_VALUE);
 
+// An environment variable, in the active code page. GetEnvironmentVariableW reads the
+// process's environment, which _wputenv_s (below) keeps in step with the C
+// runtime's copy; not getenv, whose text is in the ANSI code page, nor
+// _wdupenv_s, which MinGW's msvcrt.dll lacks.
+bool has_variable(const wchar_t* name, std::string* value = nullptr) {
+  std::vector<wchar_t> text(256);
+  for (;;) {
+    ::SetLastError(ERROR_SUCCESS);
+    const DWORD n = ::GetEnvironmentVariableW(name, text.data(), static_cast<DWORD>(text.size()));
+    if (n == 0 && ::GetLastError() == ERROR_ENVVAR_NOT_FOUND) return false;
+    if (n < text.size()) {  // fits (n == 0: set and empty)
+      if (value) *value = narrow(text.data());
+      return true;
+    }
+    text.resize(n);  // n: the size needed, with the terminating zero
+  }
+}
+
 std::string variable(const wchar_t* name) {
-  // _wgetenv, not getenv: getenv's text is in the ANSI code page.
-  return narrow(::_wgetenv(name));
+  std::string value;
+  has_variable(name, &value);
+  return value;
 }
 
 // What an open handle is: a disk file or folder, a character device (NUL,
@@ -161,8 +183,8 @@ FileStatus link_status(const std::string& path, std::error_code& ec) {
 }
 
 // A name's longest component on NTFS, FAT32 and exFAT: 255 UTF-16 units.
-// The harness counts UTF-8 bytes, which are never fewer, so it errs on the
-// short side for names outside ASCII.
+// The harness counts the narrow name's bytes, which are never fewer, so it
+// errs on the short side for names outside ASCII.
 std::size_t max_file_name_length() { return 255; }
 
 // ---- writing ----------------------------------------------------------------------
@@ -213,12 +235,11 @@ std::error_code NewFile::close() {
   if (!is_open()) return {};
   HANDLE h = handle_of(handle_);
   handle_ = kNoHandle;
-  // CloseHandle does not report delayed write errors as close() can;
-  // FlushFileBuffers does, at the price of waiting for the disk.
-  const bool flushed = ::FlushFileBuffers(h) != 0;
-  const std::error_code flush_error = flushed ? std::error_code() : last_error();
+  // Neither side waits for the disk (no fsync() on POSIX, no
+  // FlushFileBuffers here), so an error the disk reports only later is
+  // seen on neither.
   if (!::CloseHandle(h)) return last_error();
-  return flush_error;
+  return {};
 }
 
 std::error_code replace_file(const std::string& from, const std::string& to) {
@@ -228,7 +249,7 @@ std::error_code replace_file(const std::string& from, const std::string& to) {
   // another program has `to` open without FILE_SHARE_DELETE; the caller
   // then reports the error and removes the temporary file. A link at `to`
   // is replaced itself, as on POSIX.
-  if (!::MoveFileExW(wide(from).c_str(), wide(to).c_str(), MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH))
+  if (!::MoveFileExW(wide(from).c_str(), wide(to).c_str(), MOVEFILE_REPLACE_EXISTING))
     return last_error();
   return {};
 }
@@ -351,7 +372,7 @@ std::uint64_t physical_memory_bytes() {
 // before the first OpenCL call, as on POSIX.
 void set_environment(const std::string& name, const std::string& value, bool overwrite) {
   const std::wstring w = wide(name);
-  if (!overwrite && ::_wgetenv(w.c_str()) != nullptr) return;
+  if (!overwrite && has_variable(w.c_str())) return;
   ::_wputenv_s(w.c_str(), wide(value).c_str());
 }
 
