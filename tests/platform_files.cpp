@@ -347,6 +347,11 @@ TEST_CASE("platform: the environment, the process and the user", "[platform]") {
   REQUIRE_FALSE(tag.empty());
   CHECK(tag.find_first_not_of("0123456789") == std::string::npos);  // a user id
   CHECK(physical_memory_bytes() >= (std::uint64_t{64} << 20));
+  const std::tm day = utc_time(86400 * 365 + 86400 * 31 + 3600 * 5);  // 1971-02-01 05:00 UTC
+  CHECK(day.tm_year == 71);
+  CHECK(day.tm_mon == 1);
+  CHECK(day.tm_mday == 1);
+  CHECK(day.tm_hour == 5);
 }
 
 TEST_CASE("platform: a folder is made the user's alone", "[platform]") {

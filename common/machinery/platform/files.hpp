@@ -11,6 +11,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <ctime>
 #include <string>
 #include <system_error>
 
@@ -168,6 +169,9 @@ long process_id();
 // terminal, which is a pipe, is not).
 bool stdout_is_terminal();
 bool stderr_is_terminal();
+
+// `t` as a UTC calendar time, thread-safe (gmtime_r; gmtime_s on Windows).
+std::tm utc_time(std::time_t t);
 
 // The machine's physical memory in bytes, or 0 when it cannot be told.
 std::uint64_t physical_memory_bytes();

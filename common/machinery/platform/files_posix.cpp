@@ -184,6 +184,12 @@ long process_id() { return static_cast<long>(::getpid()); }
 bool stdout_is_terminal() { return ::isatty(STDOUT_FILENO) == 1; }
 bool stderr_is_terminal() { return ::isatty(STDERR_FILENO) == 1; }
 
+std::tm utc_time(std::time_t t) {
+  std::tm tm{};
+  ::gmtime_r(&t, &tm);
+  return tm;
+}
+
 std::uint64_t physical_memory_bytes() {
 #if defined(__APPLE__)
   std::uint64_t bytes = 0;

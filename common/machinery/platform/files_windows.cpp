@@ -358,6 +358,13 @@ long process_id() { return static_cast<long>(::GetCurrentProcessId()); }
 bool stdout_is_terminal() { return ::_isatty(::_fileno(stdout)) != 0; }
 bool stderr_is_terminal() { return ::_isatty(::_fileno(stderr)) != 0; }
 
+// gmtime_s takes its arguments the other way round from C11's gmtime_s.
+std::tm utc_time(std::time_t t) {
+  std::tm tm{};
+  ::gmtime_s(&tm, &t);
+  return tm;
+}
+
 std::uint64_t physical_memory_bytes() {
   MEMORYSTATUSEX status;
   status.dwLength = sizeof status;
