@@ -2,6 +2,7 @@
 
 #include "common/core/problem.hpp"
 #include "common/core/launch.hpp"
+#include "common/machinery/platform/files.hpp"
 
 #include <ctime>
 #include <iomanip>
@@ -26,9 +27,7 @@ Row problem_row(const DeviceFacts& facts, const std::string& step, const std::st
 
 
 std::string today_utc() {
-  std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
+  const std::tm tm = utc_time(std::time(nullptr));
   char buf[16];
   std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
   return buf;
