@@ -275,12 +275,14 @@ std::string process_detail::other_signal_text(int sig) {
 #ifdef __linux__
   const char* abbrev = ::sigabbrev_np(sig);
   const std::string name = abbrev ? std::string("SIG") + abbrev : "";
-#else
+#elif defined(__APPLE__) || defined(__FreeBSD__)
   std::string name;
   if (sig > 0 && sig < NSIG) {
     name = "SIG";
     for (const char* c = sys_signame[sig]; *c; ++c) name += static_cast<char>(std::toupper(*c));
   }
+#else
+  const std::string name;
 #endif
   const char* what = ::strsignal(sig);
   return (name.empty() ? "signal " + std::to_string(sig) : name) + (what ? " (" + std::string(what) + ")" : "");
