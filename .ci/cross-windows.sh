@@ -22,7 +22,8 @@ cp /usr/include/vkFFT.h "$stage/vkfft/vkFFT/"
 # The import library: every cl* function the Linux loader exports.
 loader=$(ls /usr/lib/x86_64-linux-gnu/libOpenCL.so.1)
 { echo "LIBRARY OpenCL.dll"; echo "EXPORTS"
-  nm -D --defined-only "$loader" | awk '$2 == "T" && $3 ~ /^cl/ {print "  " $3}' | sort -u; } > "$stage/OpenCL.def"
+  nm -D --defined-only "$loader" | awk '$2 == "T" && $3 ~ /^cl/ {sub(/@.*/, "", $3); print "  " $3}' | sort -u
+} > "$stage/OpenCL.def"
 x86_64-w64-mingw32-dlltool -d "$stage/OpenCL.def" -l "$stage/lib/libOpenCL.dll.a"
 stage_abs="$(pwd)/$stage"
 cmake -S . -B "$out" -DCMAKE_TOOLCHAIN_FILE=cmake/mingw-w64.cmake -DCMAKE_BUILD_TYPE=Release \

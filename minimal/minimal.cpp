@@ -39,11 +39,12 @@ int main(int argc, char** argv) try {
     else if (arg == "--filter-width" && has_value) f = std::atoi(argv[++i]);
     else if (arg == "--platform" && has_value) platform_name = argv[++i];
     else if (arg == "--kernel" && has_value) kernel_file = argv[++i];
-    else {
-      if (arg != "--help") std::fprintf(stderr, "minimal: '%s': unknown option or missing value\n", arg.c_str());
-      std::fprintf(arg == "--help" ? stdout : stderr,
-                   "usage: minimal [--size WxH] [--filter-width F] [--platform NAME] [--kernel FILE]\n");
-      return arg == "--help" ? 0 : 2;
+    else if (arg == "--help") {
+      std::printf("usage: minimal [--size WxH] [--filter-width F] [--platform NAME] [--kernel FILE]\n");
+      return 0;
+    } else {
+      std::fprintf(stderr, "minimal: '%s': unknown option or missing value (--help lists them)\n", arg.c_str());
+      return 2;
     }
   }
   if (width < 1 || height < 1 || width > 16384 || height > 16384 || f < 1 || f > 63)

@@ -34,8 +34,6 @@ std::string lower_extension(const std::string& path) {
   return ext;
 }
 
-float luma(float r, float g, float b) { return 0.299f * r + 0.587f * g + 0.114f * b; }
-
 template <typename T>
 Image to_gray(const T* data, int w, int h, int channels, float max_value) {
   Image img(w, h);

@@ -126,9 +126,9 @@ void check_size(const std::string& name, long long w, long long h) {
                 std::to_string(kMaxImagePixels) + " pixels)");
 }
 
-float luma(float r, float g, float b) { return 0.299f * r + 0.587f * g + 0.114f * b; }
-
 }  // namespace
+
+float luma(float r, float g, float b) { return 0.299f * r + 0.587f * g + 0.114f * b; }
 
 bool looks_like_pnm(const std::vector<std::uint8_t>& b) {
   return b.size() >= 2 && b[0] == 'P' && b[1] >= '1' && b[1] <= '7';

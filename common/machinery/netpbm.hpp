@@ -19,6 +19,9 @@ struct PnmRaster {
   std::vector<std::uint16_t> samples;
 };
 
+// Gray from color: Rec. 601 luma, the one conversion every reader uses.
+float luma(float r, float g, float b);
+
 // "P" and a digit: some Netpbm file (only P5 and P6 are read).
 bool looks_like_pnm(const std::vector<std::uint8_t>& bytes);
 // "Pf" or "PF".
