@@ -2,15 +2,9 @@
 // what a user sees (tests/process.hpp).
 #include "tests/process.hpp"
 
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <chrono>
-#include <thread>
 
+#include "common/machinery/platform/process.hpp"
 #include "tests/files.hpp"
 
 namespace conv::test {
@@ -19,57 +13,24 @@ int Outcome::err_lines() const { return static_cast<int>(std::count(err.begin(),
 
 namespace {
 
+// Through the project's one child-process runner (common/machinery/platform/
+// process.hpp), with stdin from the null device and both outputs in files.
 Outcome run_once(const std::string& program, const std::vector<std::string>& args, const Env& env,
                  int timeout_s) {
-  const std::string exe = std::string(CLCONV_BIN_DIR) + "/" + program;
-  const std::string out = scratch_dir() + "/run.stdout", err = scratch_dir() + "/run.stderr";
-  std::vector<std::string> argv_text = {exe};
-  argv_text.insert(argv_text.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : argv_text) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  // The environment is built before fork(): the child of a threaded process
-  // (PoCL starts threads) may only call async-signal-safe functions.
-  std::vector<std::string> env_text;
-  for (char** e = environ; *e; ++e) {
-    const std::string entry = *e;
-    const bool replaced = std::any_of(env.begin(), env.end(), [&](const auto& kv) {
-      return entry.rfind(kv.first + "=", 0) == 0;
-    });
-    if (!replaced) env_text.push_back(entry);
-  }
-  for (const auto& [name, value] : env) env_text.push_back(name + "=" + value);
-  std::vector<char*> envp;
-  for (auto& e : env_text) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    const int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int in = open("/dev/null", O_RDONLY);
-    dup2(o, 1);
-    dup2(e, 2);
-    dup2(in, 0);
-    execve(exe.c_str(), argv.data(), envp.data());
-    _exit(127);
-  }
+  ChildSpec spec;
+  spec.argv = {std::string(CLCONV_BIN_DIR) + "/" + program};
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  spec.env = env;
+  spec.out_path = scratch_dir() + "/run.stdout";
+  spec.err_path = scratch_dir() + "/run.stderr";
+  spec.timeout_s = timeout_s;
+  const ChildResult c = run_child(spec);
   Outcome r;
-  int wstatus = 0;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
-  while (waitpid(pid, &wstatus, WNOHANG) == 0) {
-    if (std::chrono::steady_clock::now() > deadline) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &wstatus, 0);
-      r.timed_out = true;
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  if (WIFEXITED(wstatus)) r.status = WEXITSTATUS(wstatus);
-  if (WIFSIGNALED(wstatus)) r.signal = WTERMSIG(wstatus);
-  const auto o = read_bytes(out), e = read_bytes(err);
-  r.out.assign(o.begin(), o.end());
-  r.err.assign(e.begin(), e.end());
+  r.status = c.status;
+  r.signal = c.signal;
+  r.timed_out = c.timed_out;
+  r.out = c.out;
+  r.err = c.err;
   return r;
 }
 

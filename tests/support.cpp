@@ -23,11 +23,11 @@ std::string seed_note() {
 }  // namespace conv::test
 
 // ---- scratch files ----------------------------------------------------------
-#include <unistd.h>
-
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
+#include "common/machinery/platform/files.hpp"
 #include "tests/files.hpp"
 
 namespace conv::test {
@@ -37,14 +37,14 @@ std::string scratch_dir() {
   // (ChildSpec::body) that ends with exit() too.
   static struct Dir {
     std::string path;
-    pid_t owner = getpid();
+    long owner = conv::process_id();
     Dir() {
       std::string templ = (std::filesystem::temp_directory_path() / "clconv-test-XXXXXX").string();
       path = mkdtemp(templ.data()) ? templ : "";
     }
     ~Dir() {
       std::error_code ec;
-      if (!path.empty() && getpid() == owner) std::filesystem::remove_all(path, ec);
+      if (!path.empty() && conv::process_id() == owner) std::filesystem::remove_all(path, ec);
     }
   } dir;
   return dir.path;
