@@ -97,7 +97,10 @@ int measured_runs(const Options& o, const std::vector<Loaded>& images,
 
   std::vector<Row> rows;
   bool all_ok = true, have_first = false;
-  for (const auto& [spec, image] : images) {
+  for (const Loaded& loaded : images) {
+    // Named, not a structured binding: C++17 lambdas cannot capture those.
+    const std::string& spec = loaded.spec;
+    const RgbImage& image = loaded.image;
     Expected expected(image);
     auto row = [&](const std::string& variant, const std::string& phase, const Stats& stats) {
       Row r = make_row(facts, variant, phase, spec, image.width, image.height, stats);
