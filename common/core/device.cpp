@@ -4,20 +4,9 @@
 
 #include "common/core/program.hpp"
 #include "common/core/run_step.hpp"
+#include "common/core/text.hpp"
 
 namespace conv {
-namespace {
-
-std::string trim(std::string s) {
-  while (!s.empty() && (s.back() == '\0' || std::isspace(static_cast<unsigned char>(s.back()))))
-    s.pop_back();
-  std::size_t start = 0;
-  while (start < s.size() && std::isspace(static_cast<unsigned char>(s[start]))) ++start;
-  return s.substr(start);
-}
-
-}  // namespace
-
 DeviceFacts read_facts(const cl::Device& d) {
   DeviceFacts f;
   f.name = trim(d.getInfo<CL_DEVICE_NAME>());

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/core/errors.hpp"
+#include "common/core/text.hpp"
 #include "common/core/run_step.hpp"
 
 namespace conv {
@@ -51,16 +52,6 @@ std::string Step::option(const RunOptions& options, const std::string& name) con
   }
   throw UsageError(this->name() + " has no option '" + name + "'");
 }
-
-namespace {
-
-std::string join(const std::vector<std::string>& words) {
-  std::string list;
-  for (const auto& w : words) list += (list.empty() ? "" : ", ") + w;
-  return list;
-}
-
-}  // namespace
 
 OptionCheck one_of(std::vector<std::string> words) {
   return [words = std::move(words)](const std::string& value) -> std::string {

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "common/core/errors.hpp"
+#include "common/core/text.hpp"
 #include "common/core/program.hpp"
 #include "common/machinery/cache_dir.hpp"
 #include "common/machinery/platform/files.hpp"
@@ -27,14 +28,6 @@ int as_index(const std::string& s) {
   for (char c : s)
     if (!std::isdigit(static_cast<unsigned char>(c))) return -1;
   return std::stoi(s);
-}
-
-std::string trim(std::string s) {
-  while (!s.empty() && (s.back() == '\0' || std::isspace(static_cast<unsigned char>(s.back()))))
-    s.pop_back();
-  std::size_t start = 0;
-  while (start < s.size() && std::isspace(static_cast<unsigned char>(s[start]))) ++start;
-  return s.substr(start);
 }
 
 std::string type_name(cl_device_type t) {

@@ -3,19 +3,10 @@
 #include <algorithm>
 
 #include "common/core/errors.hpp"
+#include "common/core/text.hpp"
 #include "common/machinery/parse.hpp"
 
 namespace conv {
-namespace {
-
-std::string join(const std::vector<std::string>& words) {
-  std::string list;
-  for (const auto& w : words) list += (list.empty() ? "" : ", ") + w;
-  return list;
-}
-
-}  // namespace
-
 OptionCheck auto_or_block(int max_side) {
   return [max_side](const std::string& value) -> std::string {
     const std::string takes = "it takes auto, or a block WxH with W a multiple of 4, both 1.." +
