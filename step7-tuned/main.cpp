@@ -12,5 +12,8 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i)
     if (std::strcmp(argv[i], "--tune") == 0) return conv::tune_main(argc, argv);
   auto step = conv::make_step7_tuned();
-  return conv::step_main(argc, argv, *step);
+  return conv::step_main(argc, argv, *step,
+                         "Tuning mode: step7-tuned --tune [--filter-widths LIST] [--budget S] [--small] [--no-store]\n"
+                         "  searches this device's best settings per filter width and stores the winners, which\n"
+                         "  later runs use; step7-tuned --tune --help describes each option.");
 }

@@ -84,6 +84,10 @@ TEST_CASE("every executable answers --help with exit 0 and its real options", "[
   }
   const Outcome step = run("step1-naive", {"--help"});
   for (const char* opt : {"--output", "--verify", "--kernel"}) CHECK_THAT(step.out, ContainsText(opt));
+  // Step 7's --help names its tuning mode and that mode's options.
+  const Outcome tuned = run("step7-tuned", {"--help"});
+  for (const char* opt : {"--tune", "--filter-widths", "--budget", "--small", "--no-store"})
+    CHECK_THAT(tuned.out, ContainsText(opt));
 }
 
 TEST_CASE("list-devices lists at least one device", "[cli]") {

@@ -136,9 +136,10 @@ int run_and_report(Step& step, const StepCommand& c, RunOptions& run, const Prob
 
 // A step's executable: parse and check the command line, load the image
 // and the filter, run the step on the device, report, verify, save.
-int step_main(int argc, char** argv, Step& step) {
+int step_main(int argc, char** argv, Step& step, const std::string& footer) {
   return guarded_main(step.name(), [&]() -> int {
     CLI::App app(step.name() + ": " + step.summary(), step.name());
+    if (!footer.empty()) app.footer(footer);
     StepCommand c;
     add_step_options(app, step, c);
     if (int rc = parse_command_line(app, argc, argv); rc >= 0) return rc;

@@ -6,6 +6,7 @@
 
 namespace conv {
 
-int step_main(int argc, char** argv, Step& step);
+// `footer` closes --help (step 7 names its tuning mode there).
+int step_main(int argc, char** argv, Step& step, const std::string& footer = "");
 
 }  // namespace conv
