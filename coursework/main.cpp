@@ -154,8 +154,9 @@ Sandbox make_sandbox(const Setup& setup, bool wanted) {
   if (!wanted) return box;
   box.drop_to_nobody = geteuid() == 0;
   box.bwrap = find_bwrap();
-  const std::string why = box.bwrap.empty() ? "bubblewrap (bwrap) is not installed (Debian: apt-get install bubblewrap)"
-                                            : probe_sandbox(box, setup.scratch);
+  std::string why = box.bwrap.empty() ? "bubblewrap (bwrap) is not installed (Debian: apt-get install bubblewrap)"
+                                      : bwrap_lacks(box.bwrap);
+  if (why.empty()) why = probe_sandbox(box, setup.scratch);
   if (!why.empty())
     throw Error("the sandbox for the cases cannot start: " + why +
                 "; grade with --no-sandbox only for code you trust (docs/coursework.md)");

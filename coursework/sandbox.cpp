@@ -32,6 +32,7 @@ std::uint64_t memory_limit() {
   return kSanitized ? 0 : (std::uint64_t{4} << 30) + cores * (std::uint64_t{64} << 20);
 }
 constexpr std::uint64_t kFileLimit = std::uint64_t{256} << 20;  // a 4096x4096 PFM is 64 MiB
+constexpr std::uint64_t kShmBytes = std::uint64_t{16} << 20;    // /dev/shm in the sandbox
 
 bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
 
@@ -79,7 +80,10 @@ void add_system(std::vector<std::string>& a) {
       if (option.rfind("suppressions=", 0) == 0 && option.size() > 13 && option[13] == '/')
         a.insert(a.end(), {"--ro-bind-try", option.substr(13), option.substr(13)});
   }
-  a.insert(a.end(), {"--proc", "/proc", "--dev", "/dev"});
+  // /dev and its /dev/shm are bubblewrap's own tmpfs, which is memory: a
+  // small one of its own for /dev/shm, and /dev read-only.
+  a.insert(a.end(), {"--proc", "/proc", "--dev", "/dev", "--size", std::to_string(kShmBytes), "--tmpfs", "/dev/shm",
+                     "--remount-ro", "/dev"});
   glob_t g{};
   for (const char* pattern : {"/dev/dri", "/dev/kfd", "/dev/nvidia*"})
     if (glob(pattern, 0, nullptr, &g) == 0)
@@ -96,6 +100,30 @@ std::string find_bwrap() {
   std::istringstream dirs(path ? path : "/usr/bin:/bin");
   for (std::string dir; std::getline(dirs, dir, ':');)
     if (!dir.empty() && access((dir + "/bwrap").c_str(), X_OK) == 0) return dir + "/bwrap";
+  return "";
+}
+
+std::string bwrap_lacks(const std::string& bwrap) {
+  ChildSpec spec;
+  spec.argv = {bwrap, "--help"};
+  spec.timeout_s = 10;
+  spec.hold_err = true;
+  const std::string help_file = fs::temp_directory_path().string() + "/clconv-bwrap-help-" + std::to_string(getpid());
+  spec.out_path = help_file;
+  ChildResult r;
+  try {
+    r = run_child(spec);
+  } catch (const std::exception& e) {
+    std::error_code ec;
+    fs::remove(help_file, ec);
+    return bwrap + " --help does not run: " + one_line(e.what());
+  }
+  std::error_code ec;
+  fs::remove(help_file, ec);
+  const std::string help = r.out + r.err;
+  for (const char* option : {"--disable-userns", "--size", "--remount-ro", "--unshare-user"})
+    if (help.find(std::string(option) + " ") == std::string::npos)
+      return bwrap + " lacks " + option + " (bubblewrap 0.8.0 or later has it)";
   return "";
 }
 
@@ -133,7 +161,10 @@ ChildSpec sandboxed(const Sandbox& box, const std::string& work, const std::vect
   if (box.drop_to_nobody) spec.processes = 1024 + 64 * std::max(1u, std::thread::hardware_concurrency());
   spec.drop_to_nobody = box.drop_to_nobody;
   auto& a = spec.argv;
-  a = {box.bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--clearenv"};
+  // A user namespace of its own, in which no other can be made (no
+  // `unshare -U` for a namespace where it would be root).
+  a = {box.bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session",
+       "--clearenv"};
   add_system(a);
   a.insert(a.end(), {"--ro-bind", box.runner, kRunnerInside, "--ro-bind", box.inputs, kInputsInside,
                      "--bind", work, kWorkInside, "--chdir", kWorkInside,
@@ -142,6 +173,9 @@ ChildSpec sandboxed(const Sandbox& box, const std::string& work, const std::vect
   // A wrapper program outside /usr (one $OCLGRIND names) is shown where it is.
   if (!wrapper.empty() && starts_with(wrapper[0], "/") && !starts_with(wrapper[0], "/usr/"))
     a.insert(a.end(), {"--ro-bind", wrapper[0], wrapper[0]});
+  // bubblewrap's root is a tmpfs too: read-only once every mount point on it
+  // is made, so the case's folder and /dev/shm are all it can write.
+  a.insert(a.end(), {"--remount-ro", "/"});
   a.insert(a.end(), wrapper.begin(), wrapper.end());
   a.push_back(kRunnerInside);
   a.insert(a.end(), args.begin(), args.end());

@@ -31,6 +31,11 @@ constexpr const char* kWorkInside = "/work";
 // bwrap on the PATH; "" when there is none.
 std::string find_bwrap();
 
+// "" when the bubblewrap at `bwrap` has every option the sandbox uses
+// (--disable-userns, --size, --remount-ro: bubblewrap 0.8.0 and later),
+// else the first one it lacks, in one line; read from `bwrap --help`.
+std::string bwrap_lacks(const std::string& bwrap);
+
 // A case's command: `args` for the runner, the runner seeing `work` (a
 // folder the grader made for this submission) as kWorkInside, writable, and
 // the inputs read-only; args name them as the runner sees them (inside(),

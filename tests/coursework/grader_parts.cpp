@@ -378,3 +378,60 @@ TEST_CASE("a sandboxed case cannot signal the grader, nor read outside its folde
   text << read_back.rdbuf();
   CHECK_THAT(text.str(), !ContainsText("TOPSECRET"));
 }
+
+// What the sandbox bounds besides: /dev/shm's size, a read-only root and
+// /etc, no user namespace inside it.
+TEST_CASE("a sandboxed case gets a small /dev/shm, a read-only root and no nested user namespace",
+          "[grade][sandbox]") {
+  Sandbox box;
+  box.bwrap = find_bwrap();
+  REQUIRE(!box.bwrap.empty());
+  CHECK(bwrap_lacks(box.bwrap).empty());
+  box.drop_to_nobody = geteuid() == 0;
+  const fs::path dir = fs::path(conv::test::scratch_dir()) / "sandbox-bounds";
+  fs::create_directories(dir / "inputs");
+  for (const fs::path& p : {fs::path(conv::test::scratch_dir()), dir})
+    fs::permissions(p, fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec);
+  box.inputs = (dir / "inputs").string();
+  box.runner = (dir / "sh").string();
+  fs::copy_file("/bin/sh", box.runner, fs::copy_options::overwrite_existing);
+  fs::permissions(box.runner, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                  fs::perms::others_read | fs::perms::others_exec);
+  const fs::path work = dir / "work";
+  fs::create_directories(work);
+  hand_over(box, work.string());
+  const std::string w = kWorkInside;
+  conv::ChildSpec spec = sandboxed(
+      box, work.string(),
+      {"-c", "head -c 67108864 /dev/zero > /dev/shm/big 2>/dev/null; echo shm $(wc -c < /dev/shm/big) > " + w +
+                 "/result; rm -f /dev/shm/big; echo x > /etc/x 2>/dev/null && echo etc written >> " + w +
+                 "/result; echo x > /x 2>/dev/null && echo root written >> " + w +
+                 "/result; mkdir /y 2>/dev/null && echo root mkdir >> " + w +
+                 "/result; echo x > /dev/x 2>/dev/null && echo dev written >> " + w +
+                 "/result; unshare -Ur true 2>/dev/null && echo userns made >> " + w +
+                 "/result; echo x > " + w + "/own && echo own written >> " + w + "/result"},
+      30);
+  spec.out_path = (dir / "out").string();
+  spec.err_path = (dir / "err").string();
+  const conv::ChildResult r = conv::run_child(spec);
+  INFO(read_text((dir / "err").string()));
+  CHECK_FALSE(r.timed_out);
+  const std::string result = read_text((work / "result").string());
+  CHECK(result.find("shm ") == 0);
+  CHECK(std::stoull(result.substr(4)) <= (std::uint64_t{16} << 20));  // not 64 MiB
+  CHECK_THAT(result, !ContainsText("etc written"));
+  CHECK_THAT(result, !ContainsText("root"));
+  CHECK_THAT(result, !ContainsText("dev written"));
+  CHECK_THAT(result, !ContainsText("userns made"));
+  CHECK_THAT(result, ContainsText("own written"));  // its own folder stays writable
+}
+
+TEST_CASE("a bubblewrap without the options the sandbox uses is named in one line", "[grade][sandbox]") {
+  const fs::path fake = fs::path(conv::test::scratch_dir()) / "old-bwrap";
+  write_file(fake, "#!/bin/sh\necho 'usage: bwrap [OPTIONS...]\n    --unshare-user  Create\n    --size BYTES\n"
+                   "    --remount-ro DEST'\n");
+  fs::permissions(fake, fs::perms::owner_all);
+  const std::string why = bwrap_lacks(fake.string());
+  CHECK_THAT(why, ContainsText("lacks --disable-userns"));
+  CHECK(why.find('\n') == std::string::npos);
+}
