@@ -379,7 +379,12 @@ namespace {
 const char* const kLauncherMacros[] = {"FILTER_WIDTH=3", "BLOCK_X=4",   "BLOCK_Y=2", "REMAINDER_IFELSE",
                                        "ALIGNED_PITCH",  "SCALAR_LOADS", "UNROLL_ROWS", "TAPS_X=1",
                                        "TAPS_Y=1",       "WG_X=16",      "WG_Y=16"};
-constexpr double kPreprocessSeconds = 30;
+// The preprocessor runs a submission's macros, which can grow without end
+// (a macro that expands its argument eight times, nested twelve deep): it
+// gets an address-space limit, CPU time and wall time, and its output a cap.
+constexpr double kPreprocessSeconds = 10;
+constexpr std::uint64_t kPreprocessCpuSeconds = 10;
+constexpr std::uint64_t kPreprocessMemoryBytes = std::uint64_t{512} << 20;
 constexpr std::uint64_t kPreprocessedBytes = 8u << 20;  // what run_child hands back whole
 
 std::string executable_on_path(const std::string& name) {
@@ -440,8 +445,11 @@ std::string preprocessed_assembly(const std::string& source, const std::string& 
     // No include path at all, not even the compiler's own headers: the copy
     // holds every file the kernel includes. (clang's OpenCL mode includes its
     // default header unless told -cl-no-stdinc.)
+    // -fno-crash-diagnostics: clang that runs out of memory writes no copy
+    // of the source to the temporary folder for a bug report.
     if (clang)
-      spec.argv = {program, "-x", "cl", "-cl-std=CL1.2", "-cl-no-stdinc", "-nostdinc", "-E", "-P", copy};
+      spec.argv = {program, "-fno-crash-diagnostics", "-x", "cl", "-cl-std=CL1.2", "-cl-no-stdinc", "-nostdinc",
+                   "-E", "-P", copy};
     else
       spec.argv = {program, "-x", "c", "-E", "-P", "-undef", "-nostdinc", copy};
     if (with_macros)
@@ -451,14 +459,20 @@ std::string preprocessed_assembly(const std::string& source, const std::string& 
     spec.err_path = folder.path + "/err.txt";
     spec.file_bytes = kPreprocessedBytes;
     spec.no_core_dumps = true;
+    spec.memory_bytes = kPreprocessMemoryBytes;  // clang itself, never a sanitized build
+    spec.cpu_seconds = kPreprocessCpuSeconds;
     const ChildResult r = run_child(spec);
     const std::string how = with_macros ? " with the launchers' macros" : "";
-    if (r.timed_out)
-      return file + ": the preprocessor" + how + " did not finish within " +
-             std::to_string(static_cast<int>(kPreprocessSeconds)) + " s";
+    if (r.timed_out || r.signal == SIGXCPU)
+      return file + ": the preprocessor" + how + " ran out of time on this submission (" +
+             std::to_string(static_cast<int>(kPreprocessSeconds)) + " s)";
     if (r.signal == SIGXFSZ)
       return file + ": the preprocessed kernel" + how + " is larger than " +
              std::to_string(kPreprocessedBytes >> 20) + " MiB";
+    if (r.err.find("out of memory") != std::string::npos || r.err.find("bad_alloc") != std::string::npos ||
+        r.err.find("memory exhausted") != std::string::npos)
+      return file + ": the preprocessor" + how + " ran out of memory on this submission (" +
+             std::to_string(kPreprocessMemoryBytes >> 20) + " MiB)";
     if (r.signal != 0 || r.status < 0) return file + ": the preprocessor" + how + " did not end normally";
     // Another error (an #error for a missing macro) is the build's to report.
     if (r.status != 0 && (r.err.find("file not found") != std::string::npos ||

@@ -7,6 +7,7 @@
 // step's own kernel still passes, with any line endings.
 #include "tests/catch.hpp"
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -186,4 +187,24 @@ TEST_CASE("the preprocessor, where installed, is a second opinion on what the co
   CHECK_THAT(preprocessed_assembly("#include \"not-there.h\"\n" + kBody, "k.cl"), ContainsText("could not follow"));
   // An #error for a missing macro is the build's to report, not a refusal.
   CHECK(preprocessed_assembly("#ifndef FILTER_WIDTH\n#error FILTER_WIDTH\n#endif\n" + kBody, "k.cl") == "");
+}
+
+TEST_CASE("a macro bomb ends the preprocessor quickly, with a reason", "[grade][source]") {
+  if (preprocessor_path().empty()) {
+    WARN("no preprocessor installed: the reading of the text decides alone");
+    return;
+  }
+  // 8^12 copies of one token, from a few lines.
+  const std::string bomb = "#define F(x) x x x x x x x x\nint g = F(F(F(F(F(F(F(F(F(F(F(F(1))))))))))));\n";
+  const auto start = std::chrono::steady_clock::now();
+  const std::string why = preprocessed_assembly(bomb + kBody, "bomb.cl");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  CHECK(seconds < 25);
+  CHECK_THAT(why, ContainsText("bomb.cl: the preprocessor"));
+  CHECK_THAT(why, ContainsText("on this submission") || ContainsText("larger than"));
+  INFO(why);
+  // As a submission: refused, so the verdict is forbidden.
+  const fs::path dir = fs::path(conv::test::scratch_dir()) / "macro-bomb";
+  write_file(dir / "bomb.cl", bomb + kBody);
+  CHECK_THAT(check_source((dir / "bomb.cl").string(), "").problem, ContainsText("the preprocessor"));
 }
