@@ -370,6 +370,17 @@ std::string find_inline_assembly(const std::string& text, const std::string& fil
 }
 
 // ---------------------------------------------------------------------------
+std::string not_plain_file(const std::string& path, const std::string& shown) {
+  struct stat st {};
+  if (lstat(path.c_str(), &st) != 0) return shown + ": cannot be read";
+  if (S_ISLNK(st.st_mode)) return shown + ": a symbolic link; hand in the file itself";
+  if (!S_ISREG(st.st_mode)) return shown + ": not a regular file; hand in a plain file";
+  if (st.st_nlink > 1)
+    return shown + ": a hard link (" + std::to_string(st.st_nlink) +
+           " names for one file, which may be outside your folder); hand in a copy of the file";
+  return "";
+}
+
 // The real preprocessor, as a second opinion.
 
 namespace {
@@ -539,7 +550,13 @@ struct Flattener {
         }
       }
       struct stat st {};
-      if (plain && stat(at.c_str(), &st) == 0 && S_ISREG(st.st_mode)) return at;
+      if (plain && lstat(at.c_str(), &st) == 0) {
+        if (const std::string why = not_plain_file(at.string(), ""); !why.empty()) {
+          problem = where + "#include \"" + name + "\"" + why;
+          return {};
+        }
+        return at;
+      }
     }
     problem = where + "#include \"" + name + "\" names no file in your folder";
     return {};
@@ -637,6 +654,10 @@ CheckedSource check_source(const std::string& kernel_path, const std::string& ro
   Flattener f;
   f.root = root.empty() ? fs::path() : fs::path(root).lexically_normal();
   std::string text;
+  if (const std::string why = not_plain_file(kernel_path, f.shown(fs::path(kernel_path))); !why.empty()) {
+    c.problem = why;
+    return c;
+  }
   try {
     text = read_text_file(kernel_path);
   } catch (const std::exception& e) {

@@ -23,6 +23,13 @@ struct CheckedSource {
 // #import, #embed and __has_include are refused.
 CheckedSource check_source(const std::string& kernel_path, const std::string& root);
 
+// "" when `path` is a regular file with one name, not followed through a
+// symbolic link; else why it may not be built, in one line ("alice.cl: a
+// hard link ..."): a hard link's other name may be a file outside the
+// submission, and a FIFO or device would block or read what is not the
+// student's. `shown` names the file in the answer.
+std::string not_plain_file(const std::string& path, const std::string& shown);
+
 // The first use of inline assembly in `text`, read as clang's preprocessor
 // reads it (\n, \r\n and a lone \r end a line; line splices; comments;
 // digraphs such as %: for #): an asm, __asm or __asm__ token in any branch

@@ -7,6 +7,7 @@
 #include "common/core/errors.hpp"
 #include "common/core/program.hpp"
 #include "common/machinery/files.hpp"
+#include "coursework/source_check.hpp"
 
 namespace fs = std::filesystem;
 
@@ -17,10 +18,12 @@ namespace {
 // Reads the kernel; an empty file is "missing" (nothing was handed in), one
 // that cannot be read or is no text is "unreadable".
 void load(Submission& s) {
-  std::error_code ec;
-  if (fs::is_symlink(s.path, ec)) {  // not followed: its target is not the student's to hand in
-    s.problem_verdict = "forbidden";
-    s.problem = s.path + ": a symbolic link; hand in the file itself";
+  // A symbolic link is not followed (its target is not the student's to hand
+  // in), a hard link not read (its other name may be another's file), nor
+  // anything but a regular file (a FIFO would block).
+  if (const std::string why = not_plain_file(s.path, s.path); !why.empty()) {
+    s.problem_verdict = why.find("cannot be read") != std::string::npos ? "unreadable" : "forbidden";
+    s.problem = why;
     return;
   }
   try {

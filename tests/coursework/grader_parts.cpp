@@ -4,6 +4,7 @@
 #include "tests/catch.hpp"
 
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -25,6 +26,7 @@
 #include "coursework/oclgrind.hpp"
 #include "coursework/report.hpp"
 #include "coursework/structure.hpp"
+#include "coursework/submissions.hpp"
 #include "tests/files.hpp"
 #include "tests/process.hpp"
 
@@ -210,6 +212,30 @@ TEST_CASE("includes: only files in the student's own folder, copied in, and the 
   refused("#include \"helper.h\"\n", "", "one file");   // a file in the class folder includes nothing
   fs::create_symlink(dir / "secret.h", dir / "ann" / "link.h");
   refused("#include \"link.h\"\n", root, "symbolic link");
+  fs::create_hard_link(dir / "secret.h", dir / "ann" / "hard.h");
+  refused("#include \"hard.h\"\n", root, "hard link");
+}
+
+TEST_CASE("a kernel that is a hard link, or no regular file, is forbidden unread", "[grade][source]") {
+  const fs::path dir = fs::path(conv::test::scratch_dir()) / "hard-links";
+  write_file(dir / "outside" / "secret.cl", "TOPSECRET_text\n");
+  write_file(dir / "class" / "ann" / "helper.cl", "__kernel void convolve() {}\n");
+  fs::create_hard_link(dir / "outside" / "secret.cl", dir / "class" / "bob.cl");
+  fs::create_directories(dir / "class" / "cat");
+  fs::create_hard_link(dir / "outside" / "secret.cl", dir / "class" / "cat" / "convolve.cl");
+  REQUIRE(mkfifo((dir / "class" / "dan.cl").c_str(), 0600) == 0);
+  const auto subs = find_submissions((dir / "class").string(), "step3-local");
+  REQUIRE(subs.size() == 4);
+  CHECK(subs[0].problem_verdict == "");  // ann: one name, read
+  for (std::size_t i = 1; i < 3; ++i) {
+    INFO(subs[i].student);
+    CHECK(subs[i].problem_verdict == "forbidden");
+    CHECK_THAT(subs[i].problem, ContainsText("hard link") && !ContainsText("TOPSECRET"));
+    CHECK(subs[i].source.empty());
+  }
+  CHECK(subs[3].problem_verdict == "forbidden");
+  CHECK_THAT(subs[3].problem, ContainsText("not a regular file"));
+  CHECK_THAT(check_source((dir / "class" / "bob.cl").string(), "").problem, ContainsText("hard link"));
 }
 
 TEST_CASE("Oclgrind's first report, in one line, names the student's file and line", "[grade]") {
