@@ -286,7 +286,7 @@ int run(int argc, char** argv, const sigset_t& interrupts) {
   char limits[64];
   std::snprintf(limits, sizeof limits, low == high ? "%.0f s" : "%.0f to %.0f s", low, high);
   std::cerr << "grade: " << submissions.size() << " submissions for " << setup.step_name << " on "
-            << facts.name << ", " << setup.cases.size() << " cases each (limits " << limits
+            << one_line(facts.name) << ", " << setup.cases.size() << " cases each (limits " << limits
             << "), seed " << setup.seed << ", " << jobs << " at a time" << std::endl;
 
   int done = 0;
@@ -303,7 +303,7 @@ int run(int argc, char** argv, const sigset_t& interrupts) {
   if (!report.empty()) {
     const std::string csv = grades_csv(setup.step_name, grades, setup.sandbox.enabled);
     write_file_atomically(report, std::vector<std::uint8_t>(csv.begin(), csv.end()));
-    std::cerr << "grade: wrote " << report << std::endl;
+    std::cerr << "grade: wrote " << one_line(report) << std::endl;
   }
   return 0;
 }

@@ -10,23 +10,28 @@ namespace conv::grade {
 
 namespace {
 
-// A field that a spreadsheet would read as a formula (=, +, -, @, or a
-// tab or carriage return first) gets a single quote in front, as OWASP's
-// advice on CSV injection has it; then the usual CSV quoting.
+// Every field the grader prints or writes, in any report, has its control
+// characters escaped first (one_line(): \n, \t, \x1b, ...), so that a
+// student's file name cannot drive a terminal or split a row.
+
+// A field that a spreadsheet would read as a formula (=, +, -, @ first)
+// gets a single quote in front, as OWASP's advice on CSV injection has it
+// (a tab or carriage return first is escaped already); then the usual CSV
+// quoting.
 std::string csv_field(std::string text) {
-  if (!text.empty() && std::string("=+-@\t\r").find(text[0]) != std::string::npos) text = "'" + text;
+  text = one_line(text);
+  if (!text.empty() && std::string("=+-@").find(text[0]) != std::string::npos) text = "'" + text;
   if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
   std::string q = "\"";
   for (char c : text) q += c == '"' ? std::string("\"\"") : std::string(1, c);
   return q + "\"";
 }
 
-// One table cell: no line breaks, and a | would end the cell.
+// One table cell: control characters escaped, and a | would end the cell.
 std::string md_cell(const std::string& text) {
   std::string out;
-  for (char c : text) {
+  for (char c : one_line(text)) {
     if (c == '|') out += "\\|";
-    else if (c == '\n' || c == '\r') out += ' ';
     else out += c;
   }
   return out;
@@ -52,13 +57,13 @@ std::string grades_csv(const std::string& step_name, const std::vector<Grade>& g
 
 void print_markdown(std::ostream& out, const std::string& title, const std::string& step_name,
                     const std::vector<Grade>& grades) {
-  out << title << "\n\n"
+  out << one_line(title) << "\n\n"
       << "| student | step | verdict | cases | seconds | reason |\n"
       << "| --- | --- | --- | --- | ---: | --- |\n";
   std::map<std::string, int> counts;
   for (const auto& g : grades) {
     ++counts[verdict_name(g.verdict)];
-    out << "| " << md_cell(g.student) << " | " << step_name << " | " << verdict_name(g.verdict)
+    out << "| " << md_cell(g.student) << " | " << md_cell(step_name) << " | " << verdict_name(g.verdict)
         << " | " << g.cases_passed << "/" << g.cases_total << " | " << seconds(g.seconds) << " | "
         << md_cell(g.reason) << " |\n";
   }

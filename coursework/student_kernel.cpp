@@ -40,14 +40,14 @@ const StudentKernel& student_kernel(const std::string& variable, const std::stri
   if (k.path.empty()) k.path = value;
   try {
     k.source = read_text_file(k.path);
-    std::cerr << "conformance: grading " << k.path << " (" << variable
+    std::cerr << "conformance: grading " << one_line(k.path) << " (" << variable
               << ") instead of the embedded kernel" << std::endl;
   } catch (const std::exception& e) {
     k.error = variable + "=" + value + ": " + e.what() +
               (path.is_relative() ? std::string(" (looked in ") + fs::current_path(ec).string() +
                                         " and " + CLCONV_SOURCE_DIR + ")"
                                   : std::string());
-    std::cerr << "conformance: cannot grade: " << k.error << std::endl;
+    std::cerr << "conformance: cannot grade: " << one_line(k.error) << std::endl;
   }
   return cache.emplace(variable, std::move(k)).first->second;
 }

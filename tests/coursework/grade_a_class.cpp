@@ -162,6 +162,10 @@ std::map<std::string, std::string> build_class(const fs::path& dir) {
   expected["walter"] = "not-graded";
   write(dir / "@SUM(A1).cl", "");  // a name a spreadsheet would run
   expected["@SUM(A1)"] = "missing";
+  // A name with a terminal's escape sequence (a window title), escaped in
+  // every report.
+  write(dir / "esc\x1b]0;pwned\x07.cl", "");
+  expected["esc\\x1b]0;pwned\\x07"] = "missing";
   // Includes: a file of the student's own folder is copied in and graded.
   const std::string head = good.substr(0, good.find("__kernel"));
   write(dir / "uses-helper" / "helper.h", head);
@@ -190,7 +194,14 @@ TEST_CASE("grade gives every kind of submission its verdict and a reason to act 
   WARN("graded " << expected.size() << " submissions in " << seconds << " s");
   REQUIRE(r.status == 0);
 
-  auto rows = parse_csv(read(report));
+  const std::string csv = read(report);
+  for (const char raw : {'\x1b', '\x07'}) {
+    CHECK(csv.find(raw) == std::string::npos);
+    CHECK(r.out.find(raw) == std::string::npos);
+    CHECK(r.err.find(raw) == std::string::npos);
+  }
+  CHECK_THAT(r.out, ContainsText("| esc\\x1b]0;pwned\\x07 |"));
+  auto rows = parse_csv(csv);
   CHECK_FALSE(fs::exists(stale));
   REQUIRE(rows.size() == expected.size() + 1);
   CHECK(rows[0] == std::vector<std::string>{"student", "step", "verdict", "cases_passed",

@@ -319,10 +319,31 @@ TEST_CASE("the CSV report has the promised columns and quotes what needs it", "[
   CHECK(grades_csv("step3-local", {f}, false) ==
         "student,step,verdict,cases_passed,cases_total,reason,seconds,sandbox\n"
         "\"'=HYPERLINK(\"\"x\"\")\",step3-local,wrong,3,7,'-2+3,12.3,none\n");
-  for (const char* lead : {"+", "@", "\t"}) {
+  for (const char* lead : {"+", "@"}) {
     f.student = std::string(lead) + "x";
     CHECK_THAT(grades_csv("s", {f}), ContainsText("\n'" + f.student));
   }
+  f.student = "\tx";  // escaped, so no blank first
+  CHECK_THAT(grades_csv("s", {f}), ContainsText("\n\\tx,"));
+  // Control characters (a terminal's escape sequences, line breaks) are
+  // escaped in every report.
+  Grade e = g;
+  e.student = "ann\x1b]0;pwned\x07";
+  e.reason = "line one\nline two\r\x7f";
+  const std::string csv = grades_csv("step3-local", {e});
+  std::ostringstream table;
+  print_markdown(table, "Grades \x1b[2J", "step3-local", {e});
+  const std::string progress = progress_line(e, 1, 1);
+  for (const std::string& text : {csv, table.str(), progress}) {
+    INFO(text);
+    CHECK(text.find('\x1b') == std::string::npos);
+    CHECK(text.find('\x07') == std::string::npos);
+    CHECK(text.find('\x7f') == std::string::npos);
+    CHECK(text.find('\r') == std::string::npos);
+    CHECK_THAT(text, ContainsText("ann\\x1b]0;pwned\\x07"));
+  }
+  CHECK_THAT(csv, ContainsText(",line one\\nline two\\r\\x7f,"));
+  CHECK_THAT(table.str(), ContainsText("Grades \\x1b[2J") && ContainsText("| line one\\nline two\\r\\x7f |"));
   g.reason = "a | b";
   std::ostringstream md;
   print_markdown(md, "Grades", "step3-local", {g});
