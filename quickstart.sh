@@ -88,7 +88,7 @@ elif [ "$(uname -s)" = Darwin ] && command -v brew >/dev/null; then
   clhpp_prefix="$(brew --prefix opencl-clhpp-headers)"
   export CMAKE_PREFIX_PATH="$clhpp_prefix${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
 else
-  echo "quickstart: no apt-get, dnf or brew here: install a C++17 compiler, make, CMake 3.25+, the OpenCL ICD loader and headers, an OpenCL driver (PoCL for the CPU) and python3, then run: cmake --preset default && cmake --build --preset default" >&2
+  echo "quickstart: no apt-get, dnf or brew here: install a C++17 compiler, make, CMake 3.22+, the OpenCL ICD loader and headers, an OpenCL driver (PoCL for the CPU) and python3, then run: cmake --preset default && cmake --build --preset default" >&2
   exit 1
 fi
 

@@ -1,9 +1,11 @@
 #include "coursework/impulse_report.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <utility>
 #include <vector>
 
 namespace conv {
@@ -68,35 +70,41 @@ std::string impulse_report(const Image& out, const Filter& filter, int px, int p
                      " output(s) differ from the filter around a single 1 at input " + at(px, py) + "; ";
   // Every placement of the filter's window, near where it belongs: the
   // first that matches all of its w x w cells exactly is where it landed.
-  std::string landed;
   const int reach = w + 2;
+  std::vector<std::pair<int, int>> shifts;  // (dx, dy), the nearest first
+  for (int dy = -reach; dy <= reach; ++dy)
+    for (int dx = -reach; dx <= reach; ++dx) shifts.emplace_back(dx, dy);
+  std::stable_sort(shifts.begin(), shifts.end(), [](const auto& p, const auto& q) {
+    return std::abs(p.first) + std::abs(p.second) < std::abs(q.first) + std::abs(q.second);
+  });
+  // Whether orientation `o`, its window's corner moved by (dx, dy), matches
+  // every one of its w x w cells (those off the image must be 0 weights).
+  auto fits = [&](const Orientation& o, int dx, int dy) {
+    bool any_inside = false;
+    for (int j = 0; j < w; ++j)
+      for (int i = 0; i < w; ++i) {
+        const int x = x0 + dx + i, y = y0 + dy + j;
+        const float want = o.weight(filter, i, j);
+        const bool inside = x >= 0 && y >= 0 && x < out.width && y < out.height;
+        if (inside ? out.at(x, y) != want : want != 0.0f) return false;
+        any_inside = any_inside || inside;
+      }
+    return any_inside;
+  };
+  std::string landed;
   for (std::size_t o = 0; o < orientations().size() && landed.empty(); ++o)
-    for (int d = 0; d <= 2 * reach && landed.empty(); ++d)  // nearest shifts first
-      for (int dy = -reach; dy <= reach && landed.empty(); ++dy)
-        for (int dx = -reach; dx <= reach && landed.empty(); ++dx) {
-          if (std::abs(dx) + std::abs(dy) != d) continue;
-          bool all = true, any_inside = false;
-          for (int j = 0; j < w && all; ++j)
-            for (int i = 0; i < w && all; ++i) {
-              const int x = x0 + dx + i, y = y0 + dy + j;
-              const float want = orientations()[o].weight(filter, i, j);
-              if (x < 0 || y < 0 || x >= out.width || y >= out.height) {
-                all = want == 0.0f;
-                continue;
-              }
-              any_inside = true;
-              all = out.at(x, y) == want;
-            }
-          if (!all || !any_inside) continue;
-          if (o == 0 && dx == 0 && dy == 0)
-            landed = "the filter is where it belongs, rotated as it should be, so the wrong outputs are outside it";
-          else
-            landed = "the filter landed " + std::string(orientations()[o].name) +
-                     (dx == 0 && dy == 0 ? ", in its place"
-                                         : ", its window's corner at " + at(x0 + dx, y0 + dy) + " instead of " +
-                                               at(x0, y0) + " (shifted by " + std::to_string(dx) + " across, " +
-                                               std::to_string(dy) + " down)");
-        }
+    for (const auto& [dx, dy] : shifts) {
+      if (!fits(orientations()[o], dx, dy)) continue;
+      if (o == 0 && dx == 0 && dy == 0)
+        landed = "the filter is where it belongs, rotated as it should be, so the wrong outputs are outside it";
+      else
+        landed = "the filter landed " + std::string(orientations()[o].name) +
+                 (dx == 0 && dy == 0 ? ", in its place"
+                                     : ", its window's corner at " + at(x0 + dx, y0 + dy) + " instead of " +
+                                           at(x0, y0) + " (shifted by " + std::to_string(dx) + " across, " +
+                                           std::to_string(dy) + " down)");
+      break;
+    }
   if (landed.empty()) {
     // Not found whole: say where the largest output is against where the
     // filter's largest weight belongs.
