@@ -27,37 +27,6 @@ using namespace conv;
 
 namespace {
 
-// "box:1..32" -> box:1, box:2, ..., box:32 (also "random:3..9:7" keeps ":7").
-std::vector<std::string> expand_filters(const std::vector<std::string>& specs) {
-  std::vector<std::string> out;
-  for (const auto& spec : specs) {
-    auto dots = spec.find("..");
-    auto colon = spec.find(':');
-    if (dots == std::string::npos || colon == std::string::npos || dots < colon) {
-      out.push_back(spec);
-      continue;
-    }
-    const std::string kind = spec.substr(0, colon + 1);
-    const std::string rest = spec.substr(dots + 2);
-    const auto tail_at = rest.find(':');
-    const std::string tail = tail_at == std::string::npos ? "" : rest.substr(tail_at);
-    const int from = parse_positive_int(spec.substr(colon + 1, dots - colon - 1), "--filters range", kMaxFilterWidth);
-    const int to = parse_positive_int(rest.substr(0, tail_at), "--filters range", kMaxFilterWidth);
-    if (to < from) throw UsageError("--filters: empty range in '" + spec + "'");
-    for (int f = from; f <= to; ++f) out.push_back(kind + std::to_string(f) + tail);
-  }
-  return out;
-}
-
-// Every option text split at commas: "--steps 1,2 --steps 3" -> 1, 2, 3.
-// UsageError naming `option` for an empty item ("4x4,,8x8").
-std::vector<std::string> list_items(const std::vector<std::string>& texts, const std::string& option) {
-  std::vector<std::string> items;
-  for (const auto& text : texts)
-    for (auto& item : split_list(text, option)) items.push_back(std::move(item));
-  return items;
-}
-
 // "600x400" is shorthand for "synthetic:600x400".
 std::string image_spec(const std::string& item) {
   if (item.find(':') == std::string::npos && item.find_first_of("xX") != std::string::npos &&

@@ -166,4 +166,25 @@ std::string filter_spec_help() {
          "random:N[:seed], file:PATH";
 }
 
+std::vector<std::string> expand_filters(const std::vector<std::string>& specs) {
+  std::vector<std::string> out;
+  for (const auto& spec : specs) {
+    auto dots = spec.find("..");
+    auto colon = spec.find(':');
+    if (dots == std::string::npos || colon == std::string::npos || dots < colon) {
+      out.push_back(spec);
+      continue;
+    }
+    const std::string kind = spec.substr(0, colon + 1);
+    const std::string rest = spec.substr(dots + 2);
+    const auto tail_at = rest.find(':');
+    const std::string tail = tail_at == std::string::npos ? "" : rest.substr(tail_at);
+    const int from = parse_positive_int(spec.substr(colon + 1, dots - colon - 1), "--filters range", kMaxFilterWidth);
+    const int to = parse_positive_int(rest.substr(0, tail_at), "--filters range", kMaxFilterWidth);
+    if (to < from) throw UsageError("--filters: empty range in '" + spec + "'");
+    for (int f = from; f <= to; ++f) out.push_back(kind + std::to_string(f) + tail);
+  }
+  return out;
+}
+
 }  // namespace conv

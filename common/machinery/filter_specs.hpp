@@ -2,6 +2,7 @@
 // The Filter itself is common/core/problem.hpp's.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "common/core/problem.hpp"
 
@@ -23,5 +24,9 @@ Filter parse_filter_text(const std::string& text, const std::string& name);
 
 // A one-line description of every spec, for --help.
 std::string filter_spec_help();
+
+// --filters' ranges expanded (sweep and every --tune): "box:1..32" -> box:1,
+// box:2, ..., box:32 ("random:3..9:7" keeps ":7"); other specs as given.
+std::vector<std::string> expand_filters(const std::vector<std::string>& specs);
 
 }  // namespace conv

@@ -80,4 +80,11 @@ std::vector<int> parse_bank_list(const std::string& text) {
   return banks;
 }
 
+std::vector<std::string> list_items(const std::vector<std::string>& texts, const std::string& option) {
+  std::vector<std::string> items;
+  for (const auto& text : texts)
+    for (auto& item : split_list(text, option)) items.push_back(std::move(item));
+  return items;
+}
+
 }  // namespace conv

@@ -26,6 +26,10 @@ bool valid_bank_size(int bank);
 // "1,4,16" -> {1, 4, 16}; UsageError naming --bank for anything else.
 std::vector<int> parse_bank_list(const std::string& text);
 
+// Every option text split at commas: "--steps 1,2 --steps 3" -> 1, 2, 3.
+// UsageError naming `option` for an empty item ("4x4,,8x8").
+std::vector<std::string> list_items(const std::vector<std::string>& texts, const std::string& option);
+
 // A whole finite decimal number.
 double parse_number(const std::string& text, const std::string& what);
 
