@@ -2,10 +2,12 @@
 // differently a parameter: where the weights live (constant memory, local
 // memory, or compiled in), the tile or reads through the caches, the block
 // in rows or as vectors, how the tile copy is shared, whether the loop over
-// tile rows is unrolled, the block and the work-group. An option left at
-// auto comes from the tuner's stored winner for this device, driver and
-// filter width (build/bin/step7-tuned --tune), else from the documented
-// defaults (tuning.hpp); the run's note says which.
+// tile rows is unrolled, the block and the work-group. The parameters are
+// declared once, below (tune_parameters): the options come from them, and
+// the harness's tuner searches them (common/machinery/tuner.hpp). An
+// option left at auto comes from the tuned winner for this device, driver
+// and filter width (build/bin/step7-tuned --tune), else from the
+// documented defaults (tune_defaults); the run's note says which.
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -13,7 +15,7 @@
 #include "common/core/errors.hpp"
 #include "common/machinery/parse.hpp"
 #include "common/machinery/settings.hpp"
-#include "step7-tuned/tuning.hpp"
+#include "common/machinery/tuning.hpp"
 
 namespace conv {
 namespace embedded {
@@ -22,53 +24,123 @@ extern const char* const CLCONV_STEP_KERNEL;  // convolve.cl, embedded at build 
 
 namespace {
 
-class ThisStep : public Step {
+// A block "WxH" as numbers.
+std::pair<int, int> block_of(const TunePoint& p) { return parse_size(p.at("block"), "--block", 16); }
+
+class ThisStep : public Step, public Tunable {
  public:
   std::string name() const override { return CLCONV_STEP_NAME; }
   std::string summary() const override {
     return "step 6's blocks with every device-specific choice a parameter, found by a tuner";
   }
   std::vector<StepOption> options() const override {
-    const std::string tuned = " or auto (the tuned winner, else the default; docs/step7-tuned.md)";
+    return tuned_options(tune_parameters(), ", or auto (the tuned winner, else the default; docs/step7-tuned.md)");
+  }
+
+  // ---- the search space, declared once ----
+  std::string tune_name() const override { return CLCONV_STEP_NAME; }
+  std::vector<TuneParameter> tune_parameters() const override {
     return {{"weights",
              "Where the loops read the weights: constant (memory), local (copied to local memory, four "
-             "per load), inline (compiled into a kernel built for this filter)," + tuned,
-             "auto",
-             {"auto", "constant", "local", "inline"},
-             {}},
+             "per load), inline (compiled into a kernel built for this filter)",
+             {"constant", "local", "inline"},
+             {"constant", "inline"}},
             {"tile",
              "on (the input copied to local memory first) or off (convolve_direct: each block's rows read "
-             "straight from global memory, through the caches; shape rows, copy rows)," +
-                 tuned + "; on for a --kernel file",
-             "auto",
-             {"auto", "on", "off"},
-             {}},
+             "straight from global memory, through the caches; shape rows, copy rows); on for a --kernel file",
+             {"on", "off"},
+             {"on", "off"}},
             {"shape",
              "rows (each tile row in registers, reused across the block) or vectors (each block row one "
-             "floatN, N = block width 4, 8 or 16: the CPU's shape)," + tuned,
-             "auto",
-             {"auto", "rows", "vectors"},
-             {}},
+             "floatN, N = block width 4, 8 or 16: the CPU's shape)",
+             {"rows", "vectors"},
+             {"rows", "vectors"}},
             {"copy",
              "How the work-items share the tile copy: rows (each takes whole rows of float4s, as in step "
-             "5), flat (the tile's float4s dealt out in turn, four loads in flight)," + tuned,
-             "auto",
-             {"auto", "rows", "flat"},
-             {}},
-            {"unroll", "Unroll the loop over tile rows too: on, off," + tuned, "auto", {"auto", "on", "off"}, {}},
+             "5), flat (the tile's float4s dealt out in turn, four loads in flight)",
+             {"rows", "flat"}},
+            {"unroll", "Unroll the loop over tile rows too: on, off", {"off", "on"}, {"off", "on"}},
             {"block",
-             "Outputs per work-item WxH, W a multiple of 4," + tuned,
-             "auto",
-             {},
-             {"4x1", "8x1", "4x2", "4x3"},  // each fits 48 KiB with F = 31 and every suite work-group
-             auto_or_block(16)}};
+             "Outputs per work-item WxH, W a multiple of 4",
+             {"4x1", "4x2", "4x4", "4x6", "4x8", "4x10", "4x12", "4x16", "8x1", "8x2", "8x4", "8x8", "16x1",
+              "16x2", "16x4", "16x8"},
+             {"4x2", "8x1"},
+             [](const std::string& v) {  // any block the kernel takes, beyond those searched
+               return auto_or_block(16)(v);
+             },
+             {"4x1", "8x1", "4x2", "4x3"}}};  // each fits 48 KiB with F = 31 and every suite work-group
   }
+  std::vector<std::string> tune_work_groups(const DeviceFacts& facts, const TuneProblem&) const override {
+    if (facts.is_gpu) return {"32x4", "32x8", "64x4", "16x16", "32x2", "128x1"};
+    return {"16x16", "32x4", "8x8"};
+  }
+  // The documented defaults, one per kind of device and none per width
+  // (docs/step7-tuned.md says why each): a GPU reads through its caches
+  // (tile off) with the weights in constant memory, blocks 4x4 in rows,
+  // work-group 32x4; a CPU keeps the tile and gives each work-item a vector
+  // block 16x4 for its SIMD lanes, the weights in constant memory, the
+  // loop over tile rows unrolled up to F = 31, work-group 16x16, except up
+  // to F = 3, where it runs the GPU's tile-less 4x4 rows, unrolled.
+  TunePoint tune_defaults(const DeviceFacts& facts, const TuneProblem& problem) const override {
+    const long long F = problem.size;
+    TunePoint p = {{"weights", "constant"}, {"tile", "on"}, {"shape", "rows"}, {"copy", "rows"},
+                   {"unroll", "off"},       {"block", "4x4"}, {"wg", "16x16"}};
+    if (facts.is_gpu) {
+      p["tile"] = "off";
+      p["wg"] = "32x4";
+    } else if (F <= 3) {
+      // Up to F = 3 a CPU runs the GPU's kernel without the tile, unrolled:
+      // its few loads per output come from the CPU's caches, and the copy
+      // and barrier cost more than they save (docs/step7-tuned.md).
+      p["tile"] = "off";
+      p["unroll"] = "on";
+    } else {
+      p["shape"] = "vectors";
+      p["block"] = "16x4";
+      // Unrolled up to F = 31: beyond, the F * F vector multiply-adds of one
+      // unrolled loop make a build of minutes for little gain.
+      p["unroll"] = F <= 31 ? "on" : "off";
+    }
+    return p;
+  }
+  std::string tune_ruled_out(const DeviceFacts& facts, const TuneProblem& problem,
+                             const TunePoint& c) const override {
+    const int F = static_cast<int>(problem.size);
+    int bx = 0, by = 0, gx = 0, gy = 0;
+    try {
+      std::tie(bx, by) = block_of(c);
+      std::tie(gx, gy) = parse_size(c.at("wg"), "wg", 1 << 14);
+    } catch (const std::exception& e) {
+      return e.what();
+    }
+    if (bx % 4 != 0 || bx < 4 || bx > 16 || by < 1 || by > 16)
+      return "block " + c.at("block") + ": the width is 4, 8, 12 or 16 and the height 1 to 16";
+    if (c.at("shape") == "vectors" && bx != 4 && bx != 8 && bx != 16)
+      return "shape vectors: the block width is a vector width, 4, 8 or 16";
+    const std::size_t items = static_cast<std::size_t>(gx) * gy;
+    if (facts.max_work_group > 0 && items > facts.max_work_group)
+      return "work-group " + c.at("wg") + " over the device's " + std::to_string(facts.max_work_group);
+    const std::size_t weights = c.at("weights") == "local" ? sizeof(float) * F * round_up(F, 4) : 0;
+    if (c.at("tile") == "off") {
+      if (c.at("shape") == "vectors") return "tile off: the tile-less kernel has the rows shape only";
+      if (c.at("copy") == "flat") return "tile off: there is no copy to share";
+      if (weights + 1024 > facts.local_mem_bytes)
+        return "weights " + std::to_string(weights) + " bytes, over the local memory";
+      return "";
+    }
+    const std::size_t tile = sizeof(float) * round_up(static_cast<std::size_t>(gx) * bx + F - 1, 4) *
+                             (static_cast<std::size_t>(gy) * by + F - 1);
+    if (tile + weights + 1024 > facts.local_mem_bytes)  // a KiB spare for the compiler's own
+      return "tile and weights " + std::to_string(tile + weights) + " bytes, over the local memory";
+    return "";
+  }
+
   std::string embedded_source() const override { return embedded::CLCONV_STEP_KERNEL; }
   // The tuned winner's work-group, else the default's.
-  std::pair<int, int> default_work_group(const DeviceFacts& facts, const Filter& filter, const RunOptions&) const override {
-    const int filter_width = filter.width;
-    const TunedConfig c = stored_winner(facts, filter_width).value_or(documented_defaults(facts, filter_width));
-    return {c.wg_x, c.wg_y};
+  std::pair<int, int> default_work_group(const DeviceFacts& facts, const Filter& filter,
+                                         const RunOptions& options) const override {
+    const Resolved r = resolve(facts, options, filter, false);
+    return parse_size(r.point.at("wg"), "wg", 1 << 14);
   }
   // A --kernel file stands for convolve.cl's `convolve`; --tile off runs
   // convolve_direct.
@@ -80,9 +152,10 @@ class ThisStep : public Step {
     const Image& in = problem.padded;
     const int out_width = problem.out_width(), out_height = problem.out_height();
     const int filter_width = problem.filter.width;
-    const auto [c, origin] = resolve(device.facts(), options, filter_width);
-    const bool direct = c.tile == "off";
-    const int bx = c.block_x, by = c.block_y;
+    const Resolved r = resolve(device.facts(), options, problem.filter, true);
+    const TunePoint& c = r.point;
+    const bool direct = c.at("tile") == "off";
+    const auto [bx, by] = block_of(c);
     // The device image's rows: the groups cover a grid of whole blocks,
     // rounded up to the work-group, and each reads up to three floats past
     // its tile to finish its last float4. Rows start on 128 bytes.
@@ -117,20 +190,20 @@ class ThisStep : public Step {
     std::string build_options = "-D FILTER_WIDTH=" + std::to_string(filter_width) +
                                 " -D BLOCK_X=" + std::to_string(bx) + " -D BLOCK_Y=" + std::to_string(by);
     std::string kernel_source = source(options);
-    if (c.unroll == "on") build_options += " -D UNROLL_ROWS";
-    if (c.copy == "flat") build_options += " -D FLAT_COPY";
-    if (c.weights == "local") build_options += " -D WEIGHTS_LOCAL";
-    if (c.weights == "inline") {
+    if (c.at("unroll") == "on") build_options += " -D UNROLL_ROWS";
+    if (c.at("copy") == "flat") build_options += " -D FLAT_COPY";
+    if (c.at("weights") == "local") build_options += " -D WEIGHTS_LOCAL";
+    if (c.at("weights") == "inline") {
       build_options += " -D WEIGHTS_INLINE";
       kernel_source = "#define FILTER_VALUES " + weight_literals(problem.filter) + "\n" + kernel_source;
     }
-    if (c.shape == "vectors") build_options += " -D VECTOR_BLOCK";
+    if (c.at("shape") == "vectors") build_options += " -D VECTOR_BLOCK";
     if (direct) build_options += " -D DIRECT_READS";
     const auto start = std::chrono::steady_clock::now();
     cl::Program program = device.program(kernel_source, build_options, label(options));
     const double build_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    launch.note = c.text() + " (" + origin + ")";
-    if (c.weights == "inline") launch.note += "; " + build_note(build_ms);
+    launch.note = point_text(*this, c) + " (" + r.origin + ")";
+    if (c.at("weights") == "inline") launch.note += "; " + build_note(build_ms);
     const cl::NDRange local(options.wg_x, options.wg_y);
     const cl::NDRange global(grid_w / bx, grid_h / by);
     launch.read = [=, &queue] {
@@ -174,57 +247,21 @@ class ThisStep : public Step {
   }
 
  private:
-  // The configuration of this run, and where it came from. Each option
-  // given explicitly wins; those left at auto come from the stored winner
-  // for this device, driver and width, else from the documented defaults
-  // (a --kernel file keeps the tile: it stands for convolve). When the
-  // options given cannot go with the winner's other choices, the defaults
-  // fill in instead; when they cannot go with those either, the options
-  // themselves are the problem (UsageError, naming why).
-  std::pair<TunedConfig, std::string> resolve(const DeviceFacts& facts, const RunOptions& options, int F) const {
-    const std::optional<TunedConfig> winner = stored_winner(facts, F);
-    std::string why;
-    for (int attempt = 0; attempt < 2; ++attempt) {
-      const bool tuned = attempt == 0 && winner;
-      if (attempt == 0 && !winner) continue;
-      TunedConfig c = tuned ? *winner : documented_defaults(facts, F);
-      const auto set = [&](const char* name, std::string& field) {
-        const std::string value = option(options, name);
-        if (value != "auto") field = value;
-      };
-      set("weights", c.weights);
-      set("tile", c.tile);
-      set("shape", c.shape);
-      set("copy", c.copy);
-      set("unroll", c.unroll);
-      if (!options.kernel_source.empty() && option(options, "tile") == "auto") c.tile = "on";
-      // A shape or copy given that only the tile has brings the tile, where
-      // left to auto (a GPU's defaults and winners run without it).
-      if (option(options, "tile") == "auto" &&
-          (option(options, "shape") == "vectors" || option(options, "copy") == "flat"))
-        c.tile = "on";
-      if (c.tile == "off") {  // the tile-less kernel's one shape, where left to auto
-        if (option(options, "shape") == "auto") c.shape = "rows";
-        if (option(options, "copy") == "auto") c.copy = "rows";
-      }
-      const std::string block = option(options, "block");
-      if (block != "auto") {
-        std::tie(c.block_x, c.block_y) = parse_size(block, "--block", 16);
-      } else if (c.shape == "vectors" && c.block_x != 4 && c.block_x != 8 && c.block_x != 16) {
-        c.block_x = 4;
-      }
-      c.wg_x = options.wg_x;
-      c.wg_y = options.wg_y;
-      // An automatic block shrinks (its height halved) until its tile fits.
-      while (block == "auto" && c.block_y > 1 && ruled_out(facts, F, c).find("local memory") != std::string::npos)
-        c.block_y /= 2;
-      // Over the device's local memory or work-group size: prepare()'s checks
-      // name the limit. Any other reason is a combination the kernel lacks.
-      why = ruled_out(facts, F, c);
-      if (why.empty() || why.find("local memory") != std::string::npos || why.rfind("work-group", 0) == 0)
-        return {c, tuned ? "tuned winner, " + tuned_store_path() : "documented defaults; tune with --tune"};
-    }
-    throw UsageError("step7-tuned: " + why);
+  // The configuration of this run, and where it came from (resolve_point:
+  // the options given, then the stored winner, then the defaults). A
+  // --kernel file keeps the tile: it stands for convolve. In prepare() the
+  // work-group is the run's own; in default_work_group() it is to be found.
+  Resolved resolve(const DeviceFacts& facts, const RunOptions& options, const Filter& filter,
+                   bool with_work_group) const {
+    TunePoint given = given_values(*this, *this, options);
+    if (!options.kernel_source.empty() && !given.count("tile")) given["tile"] = "on";
+    if (with_work_group) given["wg"] = std::to_string(options.wg_x) + "x" + std::to_string(options.wg_y);
+    Resolved r = resolve_point(*this, facts, tune_problem(filter), given);
+    // Over the device's local memory or work-group size, prepare()'s checks
+    // name the limit; any other reason is a combination the kernel lacks.
+    if (!r.why.empty() && r.why.find("local memory") == std::string::npos && r.why.rfind("work-group", 0) != 0)
+      throw UsageError(std::string(CLCONV_STEP_NAME) + ": " + r.why);
+    return r;
   }
 
   static std::string build_note(double build_ms) {

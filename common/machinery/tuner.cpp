@@ -426,6 +426,7 @@ int tune_step_main(int argc, char** argv, Step& step, const std::string& default
           w.gbps *= w.median_ms / o.best_ms;
           w.pct_limit *= w.median_ms / o.best_ms;
           w.median_ms = o.best_ms;
+          w.min_ms = NAN;  // the re-timing keeps medians only
           w.speedup_prev = o.default_ms / o.best_ms;
           winners.push_back(w);
         }

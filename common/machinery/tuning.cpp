@@ -307,8 +307,10 @@ Resolved resolve_point(const Tunable& tunable, const DeviceFacts& facts, const T
   const bool tuned = winner != all.end();
   const TunePoint base = tuned ? winner->second.point : tunable.tune_defaults(facts, problem);
   std::string from;
-  if (tuned) {
-    from = "tuned winner (" + tune_store_path() + ")";
+  if (tuned && winner->second.point == tunable.tune_defaults(facts, problem)) {
+    from = "documented defaults, kept by the tuner: nothing beat them here (" + tune_store_path() + ")";
+  } else if (tuned) {
+    from = "tuned winner in " + tune_store_path();
   } else {
     from = "documented defaults for " + kind_of(facts) + "; tuned here: " + tuned_list(all, problem) +
            "; to tune " + problem.text() + ": " + tunable.tune_command(problem);
@@ -333,19 +335,20 @@ Resolved resolve_point(const Tunable& tunable, const DeviceFacts& facts, const T
     r.origin = origin(changed, from);
     return r;
   }
-  // The nearest point of the space that keeps every value given.
+  // The nearest point that keeps every value given: each point of the
+  // space with the values given put in (a value the space does not search,
+  // a work-group of the user's, is kept too), the fewest other changes.
   const auto space = tune_space(tunable, facts, problem, false);
-  const TunePoint* best = nullptr;
+  std::optional<TunePoint> best;
   int best_changes = 0;
-  for (const TunePoint& p : space) {
-    bool keeps = true;
-    for (const auto& [name, value] : given)
-      if (p.count(name) && p.at(name) != value) keeps = false;
-    if (!keeps) continue;
+  for (TunePoint p : space) {
+    for (const auto& [name, value] : given) p[name] = value;
     int changes = 0;
     for (const auto& [name, value] : p)
       if (r.point.count(name) && r.point.at(name) != value) ++changes;
-    if (!best || changes < best_changes) best = &p, best_changes = changes;
+    if (best && changes >= best_changes) continue;
+    if (!tunable.tune_ruled_out(facts, problem, p).empty()) continue;
+    best = p, best_changes = changes;
   }
   if (best) {
     std::vector<std::string> moved;
