@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 #include <random>
 #include <thread>
 
@@ -178,12 +179,13 @@ sigset_t interrupt_signals() {
   return set;
 }
 
-void handle_interrupts(const sigset_t& set, const std::string& scratch) {
-  std::thread([set, scratch] {
+void handle_interrupts(const sigset_t& set, const std::string& scratch, const std::string& lock_file) {
+  std::thread([set, scratch, lock_file] {
     int sig = 0;
     if (sigwait(&set, &sig) != 0) return;
     kill_all_children();
     remove_tree(scratch);
+    if (!lock_file.empty()) unlink(lock_file.c_str());  // still held: _exit drops it
     std::cerr << "grade: interrupted; no report written" << std::endl;
     _exit(128 + sig);
   }).detach();
@@ -251,7 +253,13 @@ int run(int argc, char** argv, const sigset_t& interrupts) {
     throw UsageError("--case-timeout: not a number of seconds");
   if (timeout_option->count() > 0 && case_timeout < 0.1)
     throw UsageError("--case-timeout: at least 0.1 seconds");
-  if (!report.empty()) check_report(report);
+  // A second grader writing the same report stops here, before any work
+  // (ReportLock, coursework/report.hpp); the lock is held until it is written.
+  std::unique_ptr<ReportLock> report_lock;
+  if (!report.empty()) {
+    check_report(report);
+    report_lock = std::make_unique<ReportLock>(report);
+  }
   const auto submissions = find_submissions(fs::absolute(folder).lexically_normal().string(), setup.step_name);
   if (submissions.empty())
     throw Error(folder + ": no submissions (NAME.cl files or NAME/ folders) in it");
@@ -269,7 +277,7 @@ int run(int argc, char** argv, const sigset_t& interrupts) {
   if (!no_oclgrind) setup.oclgrind = find_oclgrind();
   Scratch scratch;
   setup.scratch = scratch.path;
-  handle_interrupts(interrupts, scratch.path);
+  handle_interrupts(interrupts, scratch.path, report_lock ? report_lock->path() : "");
   setup.sandbox = make_sandbox(setup, !no_sandbox);
   if (no_sandbox)
     std::cerr << "grade: --no-sandbox: the cases run without the sandbox; the report records it" << std::endl;

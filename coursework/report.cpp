@@ -1,10 +1,20 @@
 #include "coursework/report.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <functional>
 #include <map>
 #include <sstream>
 
 #include "common/core/errors.hpp"
+#include "common/machinery/image_files.hpp"  // output_target()
 
 namespace conv::grade {
 
@@ -77,6 +87,58 @@ std::string progress_line(const Grade& g, int done, int total) {
   return "[" + std::to_string(done) + "/" + std::to_string(total) + "] " + one_line(g.student) + ": " +
          verdict_name(g.verdict) + ", " + std::to_string(g.cases_passed) + "/" +
          std::to_string(g.cases_total) + " cases, " + seconds(g.seconds) + " s";
+}
+
+std::string report_lock_path(const std::string& report) {
+  namespace fs = std::filesystem;
+  const fs::path target = fs::absolute(output_target(fs::absolute(report).string()));
+  const std::string name = target.filename().string();
+  if (name.size() + 5 <= 255) return target.string() + ".lock";
+  return (target.parent_path() / (".grade-lock-" + std::to_string(std::hash<std::string>{}(name)))).string();
+}
+
+ReportLock::ReportLock(const std::string& report) : path_(report_lock_path(report)) {
+  // A lock file removed by its holder between this open and the flock would
+  // leave this process locking a file no other grader sees: the lock counts
+  // only when the file locked is still the one at the path.
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    const int fd = open(path_.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0)
+      throw Error("--report: cannot make the lock file " + path_ + ": " + std::strerror(errno));
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      const int error = errno;
+      char buf[32] = {};
+      const ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+      close(fd);
+      if (error != EWOULDBLOCK)
+        throw Error("--report: cannot lock " + path_ + ": " + std::strerror(error));
+      std::string pid = n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : "";
+      while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' ')) pid.pop_back();
+      if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos) pid = "unknown";
+      throw Error("--report: another grade (pid " + pid + ") is writing " + report +
+                  "; wait for it to finish, or name another report (its lock: " + path_ + ")");
+    }
+    struct stat held {}, there {};
+    if (fstat(fd, &held) == 0 && lstat(path_.c_str(), &there) == 0 && held.st_dev == there.st_dev &&
+        held.st_ino == there.st_ino) {
+      const std::string pid = std::to_string(getpid()) + "\n";
+      if (ftruncate(fd, 0) != 0 || pwrite(fd, pid.data(), pid.size(), 0) != static_cast<ssize_t>(pid.size())) {
+        const int error = errno;
+        close(fd);
+        throw Error("--report: cannot write the lock file " + path_ + ": " + std::strerror(error));
+      }
+      fd_ = fd;
+      return;
+    }
+    close(fd);  // removed or replaced meanwhile: try the file that is there now
+  }
+  throw Error("--report: the lock file " + path_ + " keeps changing; is another grade starting and ending?");
+}
+
+ReportLock::~ReportLock() {
+  if (fd_ < 0) return;
+  unlink(path_.c_str());  // while still held: no other grader can hold the old file
+  close(fd_);
 }
 
 }  // namespace conv::grade

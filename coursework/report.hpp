@@ -18,4 +18,31 @@ void print_markdown(std::ostream& out, const std::string& title, const std::stri
 // One line for standard error while grading: "[3/12] alice: wrong, 2/7 cases, 14.1 s".
 std::string progress_line(const Grade& g, int done, int total);
 
+// The lock file of a report: REPORT.lock beside what the report names (a
+// symbolic link followed), or .grade-lock-HASH there when that name would be
+// longer than a file name may be.
+std::string report_lock_path(const std::string& report);
+
+// Two graders writing one report: an advisory lock (flock) on
+// report_lock_path(report), taken before any grading and held until the
+// report is written, so that the second grader stops at once. The lock
+// file holds the holder's process ID; a grader killed from outside leaves
+// the file, but not the lock (the kernel drops it), and the next run takes
+// it. The destructor removes the file while the lock is still held.
+class ReportLock {
+ public:
+  // Error, in one line, when another process holds the lock: "another
+  // grade (pid N) is writing REPORT ...", or when the lock file cannot be
+  // made.
+  explicit ReportLock(const std::string& report);
+  ~ReportLock();
+  ReportLock(const ReportLock&) = delete;
+  ReportLock& operator=(const ReportLock&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  int fd_ = -1;
+  std::string path_;
+};
+
 }  // namespace conv::grade
