@@ -39,6 +39,7 @@ class ThisStep : public Step, public Tunable {
 
   // ---- the search space, declared once ----
   std::string tune_name() const override { return CLCONV_STEP_NAME; }
+  std::string tune_filters() const override { return "random:3,random:5,random:7,random:15,random:31"; }
   std::vector<TuneParameter> tune_parameters() const override {
     return {{"weights",
              "Where the loops read the weights: constant (memory), local (copied to local memory, four "

@@ -13,7 +13,7 @@ int main(int argc, char** argv) {
   auto step = conv::make_step7_tuned();
   for (int i = 1; i < argc; ++i)
     if (std::strcmp(argv[i], "--tune") == 0)
-      return conv::tune_step_main(argc, argv, *step, "random:3,random:5,random:7,random:15,random:31");
+      return conv::tune_step_main(argc, argv, *step, "");
   return conv::step_main(argc, argv, *step,
                          "Tuning mode: step7-tuned --tune [--filters LIST] [--budget S] [--small] [--no-store]\n"
                          "  searches this device's best settings per filter and stores the winners, which\n"

@@ -82,3 +82,33 @@ print('follows')")
   set_tests_properties(course_skeleton_follows_its_kernel PROPERTIES
     LABELS coursework TIMEOUT 60 PASS_REGULAR_EXPRESSION "^follows")
 endif()
+
+# diff-steps.sh shows every source file of the two steps (step 7's main.cpp
+# and no candidates/ folder's files by default), and the lessons that change
+# the algorithm stay one idea: steps 8 and 10 each under 500 changed lines
+# over every lesson file, step 8's kernel under 300 lines.
+if(Python3_Interpreter_FOUND)
+  add_test(NAME course_diff_steps_shows_every_file_and_stays_small
+           COMMAND ${Python3_EXECUTABLE} -c "
+import subprocess, sys
+root = '${PROJECT_SOURCE_DIR}'
+def diff(n, *extra):
+    r = subprocess.run([root + '/tools/diff-steps.sh', str(n), *extra], capture_output=True, text=True, cwd=root)
+    assert r.returncode in (0, 1), r.stderr
+    return r.stdout, r.stderr
+out, _ = diff(7)
+assert '+++ step7-tuned/main.cpp' in out, 'step 7 main.cpp missing'
+for n in (8, 10):
+    out, err = diff(n)
+    changed = sum(1 for l in out.splitlines() if l[:1] in '+-' and l[:3] not in ('+++', '---'))
+    assert 'candidates/' not in out, 'step %d: candidates in the lesson diff' % n
+    print('step %d: %d changed lines' % (n, changed))
+    assert changed < 500, 'step %d: %d changed lines, over 500' % (n, changed)
+    full, _ = diff(n, '--candidates')
+    assert len(full) >= len(out)
+lines = sum(1 for _ in open(root + '/step8-separable/convolve.cl'))
+assert lines < 300, 'step8-separable/convolve.cl: %d lines, over 300' % lines
+print('ok')")
+  set_tests_properties(course_diff_steps_shows_every_file_and_stays_small PROPERTIES
+    LABELS docs TIMEOUT 60 PASS_REGULAR_EXPRESSION "\nok")
+endif()

@@ -3,6 +3,7 @@
 // limits. Every step in common/machinery/registry.cpp is run here.
 #include <iostream>
 #include <map>
+#include <set>
 
 #include "common/machinery/cli.hpp"
 #include "common/machinery/device_choice.hpp"
@@ -28,7 +29,7 @@ int main(int argc, char** argv) {
     ProblemOptions problem_options;
     std::string wg = "auto";
     int reps = 10, serial_reps = 3;
-    bool csv = false, reprobe = false, all_variants = false;
+    bool csv = false, reprobe = false, all_variants = false, recommend = false;
     std::vector<std::string> set_texts;
     add_problem_options(app, problem_options);
     app.add_option("--wg", wg,
@@ -49,6 +50,11 @@ int main(int argc, char** argv) {
                    "7); steps without it ignore it");
     app.add_flag("--reprobe", reprobe, "Measure the device limits again instead of using the cache");
     app.add_flag("--csv", csv, "Print CSV (one header row) instead of a table");
+    app.add_flag("--recommend", recommend,
+                 "Which step to use for this filter on this device: only the last step of each algorithm (7: the "
+                 "direct sum, 8: separable passes, 9: the FFT, 10: tiled FFT), each at its tuned winner for this "
+                 "device where one is stored (else its documented defaults), no serial baseline; names the steps "
+                 "not yet tuned for this filter and the command that tunes each");
     add_device_options(app, device_options);
     if (int rc = parse_command_line(app, argc, argv); rc >= 0) return rc;
 
@@ -56,6 +62,13 @@ int main(int argc, char** argv) {
     std::tie(run.wg_x, run.wg_y) =
         wg == "auto" ? std::pair<int, int>{0, 0} : parse_size(wg, "--wg", 1 << 14);  // 0x0: each step's own
     auto steps = all_steps();
+    if (recommend) {  // the algorithms' last steps only
+      std::vector<std::unique_ptr<Step>> last;
+      const std::set<std::string> names = {"step7-tuned", "step8-separable", "step9-fft", "step10-fft-tiled"};
+      for (auto& step : steps)
+        if (names.count(step->name())) last.push_back(std::move(step));
+      steps = std::move(last);
+    }
     // --set NAME=VALUE: for the steps that have the option. Every run the
     // tour will make is checked now, before any work (common/core/step.hpp).
     std::map<std::string, std::string> sets;
@@ -127,13 +140,18 @@ int main(int argc, char** argv) {
     };
 
     std::vector<Row> rows;
-    Image serial_out;
-    const Stats serial = time_host([&] { serial_out = serial_correlate(problem.padded, filter); },
-                                   serial_reps);
-    Row serial_row = base_row("serial", "float-loop");
-    finish_row(serial_row, serial, serial_out, serial.median_ms, NAN, nullptr);
-    serial_row.wg = "";
-    rows.push_back(serial_row);
+    Stats serial;
+    serial.median_ms = NAN;
+    if (!recommend) {
+      Image serial_out;
+      serial = time_host([&] { serial_out = serial_correlate(problem.padded, filter); }, serial_reps);
+      Row serial_row = base_row("serial", "float-loop");
+      finish_row(serial_row, serial, serial_out, serial.median_ms, NAN, nullptr);
+      serial_row.wg = "";
+      rows.push_back(serial_row);
+    }
+    std::map<std::string, std::string> untuned;  // step -> the note that says how to tune it
+    std::map<std::string, std::string> origin;   // step -> "tuned winner" or "defaults"
 
     // "x prev" isolates one idea: a step's first variant over the variant of
     // the step before that it builds on (Step::builds_on), a later variant
@@ -164,6 +182,18 @@ int main(int argc, char** argv) {
           row.wg = result.work_group;
           auto cmp = finish_row(row, result.stats, result.output, serial.median_ms, prev_ms, step.get());
           if (!result.note.empty()) std::cerr << "tour: " << step->name() << ": " << result.note << "\n";
+          // A tunable step's note says where its settings came from
+          // (common/machinery/tuning.hpp, resolve_point).
+          const auto to_tune = result.note.find("; to tune ");
+          if (to_tune != std::string::npos) {
+            const auto colon = result.note.find(": ", to_tune);
+            const auto end = result.note.find_first_of(");", colon);
+            untuned[step->name()] = result.note.substr(colon + 2, end == std::string::npos ? end : end - colon - 2);
+          }
+          origin[step->name()] = result.note.find("tuned winner") != std::string::npos ? "tuned winner"
+                                 : result.note.find("documented defaults") != std::string::npos
+                                     ? "documented defaults"
+                                     : "";
           if (cmp.passed() && (fastest.step.empty() || row.median_ms < fastest.median_ms))
             fastest = row;
           if (!cmp.passed()) {
@@ -197,6 +227,8 @@ int main(int argc, char** argv) {
                 << ", median of " << reps
                 << " launches\n\n";
       write_table(std::cout, rows, true);
+    }
+    if (!csv && !recommend) {
       // The legend: what a first reader of this table needs (docs/step1-naive.md
       // shows the table measured on a CPU and on a GPU).
       std::cout
@@ -216,10 +248,18 @@ int main(int argc, char** argv) {
                      "  a tile and waits at a barrier, and on a shared machine the second core may be busy. The later\n"
                      "  steps give the compiler constant widths, vectors and blocks.\n";
     }
-    if (!fastest.step.empty())
-      (csv ? std::cerr : std::cout) << (csv ? "tour: " : "\n") << "Fastest for " << filter.name
-                                    << " here: " << fastest.step << " (" << fastest.variant << ", "
-                                    << fastest.median_ms << " ms)\n";
+    std::ostream& out = csv ? std::cerr : std::cout;
+    if (!fastest.step.empty()) {
+      out << (csv ? "tour: " : "\n") << (recommend ? "Use " : "Fastest for ") << (recommend ? fastest.step : filter.name)
+          << (recommend ? " for " + filter.name + " on this device" : " here: " + fastest.step) << " ("
+          << fastest.variant << ", " << fastest.median_ms << " ms"
+          << (origin[fastest.step].empty() ? "" : ", " + origin[fastest.step]) << ")\n";
+    }
+    if (recommend && !untuned.empty()) {
+      out << (csv ? "tour: " : "") << "Not tuned here for this filter, so run at their documented defaults (tune, then "
+          << "ask again):\n";
+      for (const auto& [name, command] : untuned) out << (csv ? "tour: " : "") << "  " << command << "\n";
+    }
     return failures == 0 ? 0 : 1;
   });
 }

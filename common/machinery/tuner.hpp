@@ -73,7 +73,8 @@ StoredWinner winner_to_store(const SearchOutcome& outcome);
 // `STEP --tune [--filters LIST | --filter-widths LIST] [--image SPEC]
 // [--budget S] [--reps N] [--small] [--no-store] [--output CSV]` for any
 // step that is also a Tunable (steps 7, 8 and 10). `default_filters` is what
-// --filters defaults to. Returns the exit status.
+// --filters defaults to ("": the step's tune_filters()). Returns the exit
+// status.
 int tune_step_main(int argc, char** argv, Step& step, const std::string& default_filters);
 
 // The search for one filter, as tools/tune and tune_step_main run it;

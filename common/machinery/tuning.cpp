@@ -39,6 +39,8 @@ TuneProblem Tunable::tune_problem(const Filter& filter) const {
   return p;
 }
 
+std::string Tunable::tune_filters() const { return "random:3,random:7,random:15,random:31"; }
+
 std::string Tunable::tune_command(const TuneProblem& problem) const {
   return "build/bin/" + tune_name() + " --tune --filters random:" + std::to_string(problem.size);
 }

@@ -75,6 +75,9 @@ class Tunable {
   // The problem a convolution step's filter is (steps 7, 8, 10): by default
   // its width; step 8 adds whether it is a box, or its rank.
   virtual TuneProblem tune_problem(const Filter& filter) const;
+  // The filters --tune and tools/tune search when none are given: by
+  // default "random:3,random:7,random:15,random:31".
+  virtual std::string tune_filters() const;
   // The command that tunes `problem` (for messages): by default
   // "build/bin/NAME --tune --filters random:F".
   virtual std::string tune_command(const TuneProblem& problem) const;
