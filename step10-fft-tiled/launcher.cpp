@@ -1,13 +1,19 @@
-// Step 10's launcher: overlap-save in one kernel. It picks the tile (N x N,
-// a power of two, from the filter's width and the device's local memory),
+// Step 10's launcher: overlap-save in one kernel. It takes the tile (N x N,
+// a power of two) from the filter's width and the device's local memory,
 // computes the filter's spectrum for that tile once on the host, and
-// launches one work-group per pair of tiles (convolve.cl).
+// launches one work-group per pair of tiles (convolve.cl). The tile, its
+// layout and the work-group are the step's tuning parameters, declared
+// once below: the documented defaults, unless this device has a tuned
+// winner (build/bin/step10-fft-tiled --tune) or the options say otherwise.
 #include <algorithm>
 #include <sstream>
 
+#include "common/machinery/parse.hpp"
 #include "common/machinery/reference.hpp"
 #include "common/core/errors.hpp"
 #include "common/core/step.hpp"
+#include "common/machinery/tuning.hpp"
+#include "step10-fft-tiled/candidates/launch.hpp"
 #include "step10-fft-tiled/tile.hpp"
 
 namespace conv {
@@ -17,91 +23,82 @@ extern const char* const CLCONV_STEP_KERNEL;
 
 namespace {
 
-class ThisStep : public Step {
+class ThisStep : public Step, public Tunable {
  public:
   std::string name() const override { return CLCONV_STEP_NAME; }
   std::string summary() const override {
     return "overlap-save: each pair of N x N tiles transformed, multiplied and transformed back on chip";
   }
   std::vector<StepOption> options() const override {
-    // Free text, so that the suites run 32 and 64 explicitly: 16 is
-    // narrower than some of their filters (auto picks it for the narrow
-    // ones), and 128 and 256 take long on a CPU (auto picks them there for
-    // the wider filters).
-    return {{"tile",
-             "The transform's size N: 16, 32, 64, 128 or 256 (tiles of N x N, N - F + 1 outputs a side); auto: "
-             "the cheapest per output of those that fit the device's local memory",
-             "auto",
-             {},
-             {"32", "64"},
-             one_of({"auto", "16", "32", "64", "128", "256"})},
-            {"layout",
-             "local: the whole tile in local memory; split: four N/2 x N/2 sub-tiles through local memory in turn, "
-             "the first stage in registers (N >= 32; its default work-group, N*N/32 work-items, keeps them there); "
-             "registers: each column, then each row, of the tile whole in one work-item's registers (N = 32 or 64; "
-             "its default work-group, N work-items, one line each); auto: the cheapest per output that fits "
-             "(registers, local, split)",
-             "auto",
-             {},
-             {"local", "split", "registers"},
-             one_of({"auto", "local", "split", "registers"})}};
-  }
-  std::string embedded_source() const override { return embedded::CLCONV_STEP_KERNEL; }
-  // A --kernel file replaces convolve, the tile in local memory (the
-  // exercise); the split and registers layouts run the step's own
-  // convolve_split and convolve_registers, and with a kernel file
-  // `--layout auto` keeps to the local layout.
-  bool builds_kernel_file(const RunOptions& options) const override {
-    const std::string layout = option(options, "layout");
-    return layout != "split" && layout != "registers";
-  }
-  bool exact_sums() const override { return false; }
-  // The kernels loop over their butterflies, so any number of work-items
-  // works, in one dimension; 128 was the fastest of 64 to 256 on the H100
-  // (docs/step10-fft-tiled.md) and as fast as any on PoCL. The split
-  // layout keeps 32 points in registers per butterfly of its last column
-  // pass, so it gets one butterfly per work-item: (N/2)^2 / 8 (512 for
-  // the 128-point tile, 1.5x faster than 256 on the H100). The registers
-  // layout gets one work-item per line of the tile, N.
-  std::pair<int, int> default_work_group(const DeviceFacts& facts, const Filter& filter,
-                                         const RunOptions& options) const override {
-    const int filter_width = filter.width;
-    TileChoice choice;
-    try {
-      choice = tile_for(options, filter_width, facts.local_mem_bytes);
-    } catch (const Error&) {
-      return {128, 1};  // prepare() says what is wrong
-    }
-    if (choice.layout == TileLayout::local) return {128, 1};
-    if (choice.layout == TileLayout::registers) return {choice.tile, 1};
-    const int half = choice.tile / 2;
-    return {static_cast<int>(std::min<std::size_t>(half * half / 8, facts.max_work_group)), 1};
+    return tuned_options(tune_parameters(), "; auto: the tuned winner, else the default (docs/step10-fft-tiled.md)");
   }
 
-  // The tile and its layout: asked for with --tile and --layout, or the
-  // cheapest that fits (tile.hpp).
-  TileChoice tile_for(const RunOptions& options, int F, std::uint64_t local_mem) const {
-    const std::string asked = option(options, "tile"), asked_layout = option(options, "layout");
-    std::vector<TileLayout> layouts = {TileLayout::registers, TileLayout::local, TileLayout::split};
-    if (asked_layout == "local") layouts = {TileLayout::local};
-    if (asked_layout == "split") layouts = {TileLayout::split};
-    if (asked_layout == "registers") layouts = {TileLayout::registers};
-    if (asked_layout == "auto" && !options.kernel_source.empty()) layouts = {TileLayout::local};
-    if (asked != "auto" && layouts.size() > 1) layouts = {auto_layout(std::stoi(asked), local_mem)};  // the cheapest
-    if (asked == "auto") return choose_tile(F, local_mem, layouts);
-    TileChoice choice;
-    choice.tile = std::stoi(asked);
-    choice.layout = layouts[0];
-    if (choice.layout == TileLayout::split && choice.tile < kSmallestSplit)
-      throw Error("--layout split: a " + asked + "-point tile is too small to split (it needs --tile " +
-                  std::to_string(kSmallestSplit) + " or more)");
-    if (choice.layout == TileLayout::registers && !tile_fits(choice.tile, choice.layout, local_mem))
-      throw Error("--layout registers: a " + asked + "-point tile does not fit (it takes " +
-                  std::to_string(kSmallestRegisterTile) + " to " + std::to_string(kLargestRegisterTile) + " points)");
-    if (choice.tile < F)
-      throw Error("--tile " + asked + ": a " + asked + "-point tile has no output the wrap cannot reach for a filter " +
-                  std::to_string(F) + " wide (it needs N >= F)");
-    return choice;
+  // ---- the search space, declared once ----
+  std::string tune_name() const override { return CLCONV_STEP_NAME; }
+  // The tile as free text, so that the suites run 32 and 64 beside the
+  // defaults: 16 is narrower than some of their filters, and 128 and 256
+  // take long on a CPU. Largest first: where the values given need another
+  // tile than the defaults' (--layout registers), the largest that runs.
+  std::vector<TuneParameter> tune_parameters() const override {
+    const std::vector<std::string> tiles = {"256", "128", "64", "32", "16"};
+    return {{"tile", "The transform's size N (tiles of N x N, N - F + 1 outputs a side): 16, 32, 64, 128 or 256",
+             tiles, {"64", "128", "256"}, one_of(tiles), {"32", "64"}},
+            {"layout",
+             "local: the whole tile in local memory (convolve.cl); split: four N/2 x N/2 sub-tiles through local "
+             "memory in turn, N >= 32 (candidates/split.cl); registers: each line of the tile in one work-item's "
+             "registers, N = 16 to 64 (candidates/registers.cl)",
+             {"local", "split", "registers"}, {"local", "registers"}}};
+  }
+  // One dimension: the kernels loop over their butterflies (or lines), so
+  // any number of work-items works.
+  std::vector<std::string> tune_work_groups(const DeviceFacts&, const TuneProblem&) const override {
+    return {"32x1", "64x1", "128x1", "256x1", "512x1", "1024x1"};
+  }
+  // The documented defaults, one rule for every device
+  // (docs/step10-fft-tiled.md, "Which tile"): the tile with the fewest
+  // flops per output of those at least F wide that fit local memory
+  // (tile.hpp), whole in the local layout, else split in four; 128
+  // work-items, or one per butterfly of a split tile's last column pass
+  // ((N/2)^2 / 8: its registers hold 32 points a butterfly).
+  TunePoint tune_defaults(const DeviceFacts& facts, const TuneProblem& problem) const override {
+    const DefaultTile d = default_tile(static_cast<int>(problem.size), facts.local_mem_bytes);
+    const int N = d.tile ? d.tile : kLargestTile;  // none fits: tune_ruled_out says why
+    long long items = d.split ? static_cast<long long>(N / 2) * (N / 2) / 8 : 128;
+    if (facts.max_work_group > 0) items = std::min<long long>(items, static_cast<long long>(facts.max_work_group));
+    return {{"tile", std::to_string(N)}, {"layout", d.split ? "split" : "local"}, {"wg", std::to_string(items) + "x1"}};
+  }
+  std::string tune_ruled_out(const DeviceFacts& facts, const TuneProblem& problem,
+                             const TunePoint& point) const override {
+    const int F = static_cast<int>(problem.size), N = std::stoi(point.at("tile"));
+    const auto [wx, wy] = parse_size(point.at("wg"), "wg", 1 << 14);
+    const long long items = static_cast<long long>(wx) * wy;
+    if (N < F)
+      return "a " + std::to_string(N) + "-point tile is narrower than the filter (" + std::to_string(F) +
+             " wide): no output is out of the wrap's reach" +
+             (F > kLargestTile ? "; no tile is that wide (step 9 transforms the whole image instead)" : "");
+    if (facts.max_work_group > 0 && items > static_cast<long long>(facts.max_work_group))
+      return "a work-group of " + std::to_string(items) + " work-items, over the device's " +
+             std::to_string(facts.max_work_group);
+    const std::string layout = point.at("layout");
+    if (layout != "local") return candidate_ruled_out(layout, N, items, facts.local_mem_bytes);
+    if (tile_local_bytes(N) > facts.local_mem_bytes)
+      return "a " + std::to_string(N) + "-point tile takes " + std::to_string(tile_local_bytes(N) / 1024) +
+             " KiB of local memory whole, over this device's " + std::to_string(facts.local_mem_bytes / 1024) +
+             " KiB (the split layout takes " + std::to_string(tile_local_bytes(N / 2) / 1024) + ")";
+    return "";
+  }
+
+  std::string embedded_source() const override { return embedded::CLCONV_STEP_KERNEL; }
+  // A --kernel file replaces convolve, the tile in local memory (the
+  // exercise); the candidate layouts build their own kernels.
+  bool builds_kernel_file(const RunOptions& options) const override {
+    const std::string layout = option(options, "layout");
+    return layout == "auto" || layout == "local";
+  }
+  bool exact_sums() const override { return false; }
+  std::pair<int, int> default_work_group(const DeviceFacts& facts, const Filter& filter,
+                                         const RunOptions& options) const override {
+    return parse_size(resolve(facts, options, filter, 0).point.at("wg"), "wg", 1 << 14);
   }
 
   // The bound derived in docs/step10-fft-tiled.md: each output is off by at
@@ -121,66 +118,31 @@ class ThisStep : public Step {
     const int out_width = problem.out_width(), out_height = problem.out_height();
     const int items = options.wg_x * options.wg_y;
 
-    // The tile and its layout.
-    const std::string asked = option(options, "tile");
-    const TileChoice choice = tile_for(options, F, device.facts().local_mem_bytes);
-    const int N = choice.tile;
-    const bool split = choice.layout == TileLayout::split;
-    const bool registers = choice.layout == TileLayout::registers;
+    // The tile and its layout: the options given, the tuned winner, or the
+    // documented defaults (tune_defaults).
+    const Resolved resolved = resolve(device.facts(), options, problem.filter, items);
+    if (!resolved.why.empty()) throw UsageError(resolved.why);
+    const int N = std::stoi(resolved.point.at("tile"));
+    const std::string layout = resolved.point.at("layout");
     const int valid = N - F + 1;
     const int tiles_x = (out_width + valid - 1) / valid, tiles_y = (out_height + valid - 1) / valid;
     const int pairs_x = (tiles_x + 1) / 2;
     const std::size_t pairs = static_cast<std::size_t>(pairs_x) * tiles_y;
 
-    // 1. Buffers: the padded image and the output, the filter's spectrum
-    //    and the twiddles.
+    // 1. Buffers: the padded image and the output.
     Launch launch(device);
     cl::Buffer input = launch.buffer(CL_MEM_READ_ONLY, in.pixels.size() * sizeof(float), "the padded input",
                                      in.width);
     cl::copy(queue, in.pixels.cbegin(), in.pixels.cend(), input);
     cl::Buffer output = launch.output_buffer(CL_MEM_WRITE_ONLY, sizeof(float) * out_width * out_height,
                                              "the output", out_width);
-    std::vector<float> spectrum = filter_spectrum(problem.filter, N);
-    if (registers) {  // [kx][ky]: consecutive work-items (rows ky) read consecutive points
-      std::vector<float> by_column(spectrum.size());
-      for (int ky = 0; ky < N; ++ky)
-        for (int kx = 0; kx < N; ++kx)
-          for (int part = 0; part < 2; ++part)
-            by_column[2 * (static_cast<std::size_t>(kx) * N + ky) + part] =
-                spectrum[2 * (static_cast<std::size_t>(ky) * N + kx) + part];
-      spectrum.swap(by_column);
-    }
-    cl::Buffer spectrum_buffer = launch.buffer(CL_MEM_READ_ONLY, spectrum.size() * sizeof(float),
-                                               "the filter's spectrum", 2 * N);
-    cl::copy(queue, spectrum.cbegin(), spectrum.cend(), spectrum_buffer);
-    // The split kernel's local memory holds a sub-tile (M = N/2 points a
-    // side); its first stage needs the twiddles of the whole tile, M of them.
-    const int M = split ? N / 2 : N;
-    const std::vector<float> w = twiddles(M, registers ? N : 0);
-    cl::Buffer twiddle_buffer = launch.buffer(CL_MEM_READ_ONLY, w.size() * sizeof(float), "the twiddles");
-    cl::copy(queue, w.cbegin(), w.cend(), twiddle_buffer);
-    cl::Buffer twiddle2_buffer;
-    if (split) {
-      const std::vector<float> w2 = twiddles(N, M);
-      twiddle2_buffer = launch.buffer(CL_MEM_READ_ONLY, w2.size() * sizeof(float), "the first stage's twiddles");
-      cl::copy(queue, w2.cbegin(), w2.cend(), twiddle2_buffer);
-    }
 
-    // 2. The program, for this M and the work-group's size (ITEMS: the
-    //    kernels' loops over their butterflies then have a constant count,
-    //    the split layout's work-items know how many butterflies of the
-    //    last column pass they keep in registers, and the compiler can
-    //    budget registers by the size). The registers layout's program is
-    //    also built for V (VALID): one program per filter width.
-    int log2_m = 0;
-    while ((1 << log2_m) < M) ++log2_m;
-    std::string build = "-D TILE=" + std::to_string(M) + " -D LOG2_TILE=" + std::to_string(log2_m) +
-                        " -D ITEMS=" + std::to_string(items);
-    if (split) build += " -D SPLIT";
-    if (registers) build += " -D REGISTERS -D VALID=" + std::to_string(valid);
-    cl::Program program = device.program(source(options), build, label(options));
+    // 2. The kernel and its arguments: convolve (below), or a candidate
+    //    layout's (candidates/launch.cpp).
     cl::Kernel kernel =
-        make_kernel(program, split ? "convolve_split" : registers ? "convolve_registers" : "convolve", label(options));
+        layout == "local"
+            ? convolve_kernel(device, launch, problem, options, input, output, N, items, pairs_x)
+            : candidate_kernel(device, launch, embedded_source(), layout, problem, input, output, N, items, pairs_x);
     // The tile (tile_local_bytes) is the kernel's own __local array:
     // check_work_group names the local memory it needs against the device's.
     check_work_group(device, kernel, items, 1);
@@ -188,18 +150,6 @@ class ThisStep : public Step {
     // 3. The ranges: one work-group of `items` work-items per pair of tiles.
     const cl::NDRange local(items);
     const cl::NDRange global(pairs * items);
-    int arg = 0;
-    kernel.setArg(arg++, input);
-    kernel.setArg(arg++, in.width);
-    kernel.setArg(arg++, in.height);
-    kernel.setArg(arg++, output);
-    kernel.setArg(arg++, out_width);
-    kernel.setArg(arg++, out_height);
-    kernel.setArg(arg++, spectrum_buffer);
-    kernel.setArg(arg++, twiddle_buffer);
-    if (split) kernel.setArg(arg++, twiddle2_buffer);
-    if (!registers) kernel.setArg(arg++, valid);  // convolve_registers has it as VALID
-    kernel.setArg(arg++, pairs_x);
     launch.run = [=, &queue]() mutable {
       cl::Event event;
       queue.enqueueNDRangeKernel(kernel, cl::NullRange, global, local, nullptr, &event);
@@ -213,11 +163,57 @@ class ThisStep : public Step {
     };
     launch.work_group = shape_text(local);
     std::ostringstream note;
-    note << "tile " << N << "x" << N << " (" << valid << "x" << valid << " outputs each, "
-         << (asked == "auto" ? "auto" : "--tile") << "), " << layout_name(choice.layout) << " layout, " << pairs
-         << " pairs of tiles";
+    note << "tile " << N << "x" << N << " (" << valid << "x" << valid << " outputs each), " << layout << " layout, "
+         << pairs << " pairs of tiles; " << resolved.origin;
     launch.note = note.str();
     return launch;
+  }
+
+ private:
+  // The point this run uses (resolve_point: the options given, then the
+  // stored winner, then the defaults). A --kernel file stands for convolve:
+  // the local layout. `items`: the run's work-group, or 0 to find it.
+  Resolved resolve(const DeviceFacts& facts, const RunOptions& options, const Filter& filter, int items) const {
+    TunePoint given = given_values(*this, *this, options);
+    if (!options.kernel_source.empty()) given["layout"] = "local";
+    if (items > 0) given["wg"] = std::to_string(items) + "x1";
+    return resolve_point(*this, facts, tune_problem(filter), given);
+  }
+
+  // The lesson's kernel: the filter's spectrum and the twiddles for tile
+  // N, and the program built for it.
+  cl::Kernel convolve_kernel(DeviceContext& device, Launch& launch, const Problem& problem,
+                             const RunOptions& options, const cl::Buffer& input, const cl::Buffer& output, int N,
+                             int items, int pairs_x) const {
+    cl::CommandQueue& queue = device.queue();
+    const std::vector<float> spectrum = filter_spectrum(problem.filter, N);
+    cl::Buffer spectrum_buffer = launch.buffer(CL_MEM_READ_ONLY, spectrum.size() * sizeof(float),
+                                               "the filter's spectrum", 2 * N);
+    cl::copy(queue, spectrum.cbegin(), spectrum.cend(), spectrum_buffer);
+    const std::vector<float> w = twiddles(N);
+    cl::Buffer twiddle_buffer = launch.buffer(CL_MEM_READ_ONLY, w.size() * sizeof(float), "the twiddles");
+    cl::copy(queue, w.cbegin(), w.cend(), twiddle_buffer);
+
+    // The program, for this N and the work-group's size (ITEMS: the
+    // kernel's loops over its butterflies then have a constant count).
+    int log2_n = 0;
+    while ((1 << log2_n) < N) ++log2_n;
+    const std::string build = "-D TILE=" + std::to_string(N) + " -D LOG2_TILE=" + std::to_string(log2_n) +
+                              " -D ITEMS=" + std::to_string(items);
+    cl::Program program = device.program(source(options), build, label(options));
+    cl::Kernel kernel = make_kernel(program, "convolve", label(options));
+    int arg = 0;
+    kernel.setArg(arg++, input);
+    kernel.setArg(arg++, problem.padded.width);
+    kernel.setArg(arg++, problem.padded.height);
+    kernel.setArg(arg++, output);
+    kernel.setArg(arg++, problem.out_width());
+    kernel.setArg(arg++, problem.out_height());
+    kernel.setArg(arg++, spectrum_buffer);
+    kernel.setArg(arg++, twiddle_buffer);
+    kernel.setArg(arg++, N - problem.filter.width + 1);  // V
+    kernel.setArg(arg++, pairs_x);
+    return kernel;
   }
 };
 

@@ -1,6 +1,8 @@
 // Step 10's host-side arithmetic (step10-fft-tiled/tile.hpp): the filter's
-// spectrum against a direct 2D DFT, the twiddles, the tile `--tile auto`
-// picks, and the error bound against what the kernel does on this device.
+// spectrum against a direct 2D DFT, the twiddles, the documented default
+// tile and what rules a point of the search space out, and the error bound
+// against what every kernel (the lesson's and the candidates') does on
+// this device.
 #include "tests/catch.hpp"
 
 #include <cmath>
@@ -17,6 +19,7 @@
 #include "common/machinery/reference.hpp"
 #include "common/machinery/report.hpp"
 #include "common/machinery/settings.hpp"
+#include "common/machinery/tuning.hpp"
 #include "step10-fft-tiled/tile.hpp"
 #include "tests/support.hpp"
 
@@ -63,79 +66,99 @@ TEST_CASE("step 10's twiddles are exp(-2 pi i j / N) for j < N / 2, or as many a
   }
 }
 
-TEST_CASE("step 10's --tile auto takes the lowest cost per output of the tiles that fit", "[step10][units]") {
-  const std::uint64_t gpu = 48 * 1024, cpu = 512 * 1024;
-  // A GPU's 48 KiB hold the 64-point tile (37 KiB with its padding), not the
-  // 128-point one, which they hold split in four.
-  CHECK(tile_fits(64, TileLayout::local, gpu));
-  CHECK_FALSE(tile_fits(128, TileLayout::local, gpu));
-  CHECK(tile_fits(128, TileLayout::split, gpu));
-  CHECK_FALSE(tile_fits(256, TileLayout::split, gpu));
-  CHECK(tile_fits(256, TileLayout::split, cpu));
-  CHECK_FALSE(tile_fits(16, TileLayout::split, cpu));  // a split needs 32 points or more
-  // The registers layout: 32 or 64 points, N rows of N + 1 complex floats.
-  CHECK(tile_fits(64, TileLayout::registers, gpu));
-  CHECK_FALSE(tile_fits(128, TileLayout::registers, cpu));
-  CHECK_FALSE(tile_fits(16, TileLayout::registers, cpu));  // a work-group of 16
-  CHECK(register_tile_local_bytes(64) == 8u * 64 * 65);
-  CHECK_FALSE(tile_fits(64, TileLayout::registers, 32 * 1024));
-  // The 32-point tile in registers up to F = 5, the 64-point one up to 33,
-  // a split 128-point one from 35 (the lesson quotes these widths).
-  CHECK(choose_tile(5, gpu).tile == 32);
-  CHECK(choose_tile(5, gpu).layout == TileLayout::registers);
-  CHECK(choose_tile(7, gpu).tile == 64);
-  CHECK(choose_tile(7, gpu).layout == TileLayout::registers);
-  // With room for the 256-point tile whole (a CPU's PoCL), it from F = 21.
-  const std::uint64_t roomy = 4 * 1024 * 1024;
-  CHECK(choose_tile(19, roomy).layout == TileLayout::registers);
-  CHECK(choose_tile(21, roomy).tile == 256);
-  CHECK(choose_tile(21, roomy).layout == TileLayout::local);
-  CHECK(choose_tile(31, gpu).tile == 64);
-  CHECK(choose_tile(31, gpu).layout == TileLayout::registers);
-  CHECK(choose_tile(33, gpu).layout == TileLayout::registers);
-  CHECK(choose_tile(35, gpu).tile == 128);
-  CHECK(choose_tile(35, gpu).layout == TileLayout::split);
-  CHECK(choose_tile(31, gpu, {TileLayout::local, TileLayout::split}).tile == 128);
-  CHECK(choose_tile(31, gpu, {TileLayout::local, TileLayout::split}).layout == TileLayout::split);
-  // Where a split tile saves fewer flops than it costs extra, the local one.
-  CHECK(choose_tile(21, gpu, {TileLayout::local, TileLayout::split}).tile == 64);
-  CHECK(tile_cost_per_output(128, TileLayout::split, 21) ==
-        Approx(kSplitCost * tile_flops_per_output(128, 21)));
-  CHECK(tile_cost_per_output(64, TileLayout::registers, 21) ==
-        Approx(kRegisterCost * tile_flops_per_output(64, 21)));
-  CHECK(choose_tile(31, gpu, {TileLayout::local}).tile == 64);
-  CHECK(choose_tile(15, cpu).tile == 64);
-  CHECK(choose_tile(15, cpu).layout == TileLayout::registers);
-  CHECK(choose_tile(15, cpu, {TileLayout::local}).tile == 128);
-  CHECK(choose_tile(31, cpu).tile == 128);
-  CHECK(choose_tile(31, cpu).layout == TileLayout::local);
-  CHECK(choose_tile(63, cpu).tile == 256);
-  CHECK(choose_tile(63, cpu).layout == TileLayout::split);
-  CHECK(choose_tile(1, cpu).tile == 32);
-  CHECK(choose_tile(1, cpu).layout == TileLayout::registers);
-  CHECK(choose_tile(1, cpu, {TileLayout::local}).tile == 16);
-  CHECK(choose_tile(1, cpu, {TileLayout::split}).tile == 32);
-  CHECK(auto_layout(128, gpu) == TileLayout::split);
-  CHECK(auto_layout(64, gpu) == TileLayout::registers);
-  CHECK(auto_layout(128, cpu) == TileLayout::local);
-  CHECK_THROWS_WITH(auto_layout(256, gpu), ContainsText("KiB split in four"));
-  for (auto device : {gpu, cpu})
-    for (int F = 1; F <= 129; ++F) {
-      if (F > 128 && device == gpu) continue;
-      const TileChoice choice = choose_tile(F, device);
-      INFO("F = " << F << ", N = " << choice.tile << ", local memory " << device);
-      CHECK(choice.tile >= F);
-      CHECK(tile_fits(choice.tile, choice.layout, device));
-      CHECK(choice.layout == auto_layout(choice.tile, device));
-      for (int other : kTileSizes)
-        for (TileLayout layout : {TileLayout::local, TileLayout::split, TileLayout::registers})
-          if (tile_fits(other, layout, device) &&
-              !(layout == TileLayout::split && tile_fits(other, TileLayout::local, device)))
-            CHECK(tile_cost_per_output(choice.tile, choice.layout, F) <= tile_cost_per_output(other, layout, F));
+TEST_CASE("step 10's default tile has the fewest flops per output of those that fit, whole or else split",
+          "[step10][units]") {
+  const std::uint64_t gpu = 48 * 1024, roomy = 4 * 1024 * 1024;
+  // A GPU's 48 KiB hold the 64-point tile whole (37 KiB with its padding),
+  // and the 128-point one only split in four (its sub-tiles 64 points).
+  CHECK(tile_local_bytes(64) <= gpu);
+  CHECK(tile_local_bytes(128) > gpu);
+  CHECK(default_tile(7, gpu).tile == 64);
+  CHECK_FALSE(default_tile(7, gpu).split);
+  CHECK(default_tile(15, gpu).tile == 128);
+  CHECK(default_tile(15, gpu).split);
+  CHECK(default_tile(63, gpu).tile == 128);
+  CHECK(default_tile(128, gpu).tile == 128);
+  CHECK(default_tile(129, gpu).tile == 0);  // no tile that fits is that wide
+  // With room for every tile whole (PoCL), the flops alone: 16 points for
+  // the narrowest filters, 256 for the widest.
+  CHECK(default_tile(3, roomy).tile == 16);
+  CHECK(default_tile(7, roomy).tile == 64);
+  CHECK(default_tile(63, roomy).tile == 256);
+  CHECK_FALSE(default_tile(63, roomy).split);
+  for (auto device : {gpu, roomy})
+    for (int F = 1; F <= 128; ++F) {
+      const DefaultTile d = default_tile(F, device);
+      INFO("F = " << F << ", N = " << d.tile << ", local memory " << device);
+      REQUIRE(d.tile >= F);
+      CHECK(d.split == (tile_local_bytes(d.tile) > device));
+      CHECK(tile_local_bytes(d.split ? d.tile / 2 : d.tile) <= device);
+      for (int other : kTileSizes) {
+        const bool fits = tile_local_bytes(other) <= device || (other >= 32 && tile_local_bytes(other / 2) <= device);
+        if (other >= F && fits) CHECK(tile_flops_per_output(d.tile, F) <= tile_flops_per_output(other, F));
+      }
     }
-  // No tile that fits is wide enough: the error says what would be needed.
-  CHECK_THROWS_WITH(choose_tile(129, gpu), ContainsText("needs a tile of at least 129 points"));
   CHECK(std::isinf(tile_flops_per_output(32, 33)));
+}
+
+TEST_CASE("step 10's search space: one default rule for every device, and what rules a point out",
+          "[step10][units]") {
+  auto step = make_step10_fft_tiled();
+  const auto& tunable = dynamic_cast<const Tunable&>(*step);
+  DeviceFacts gpu, cpu;
+  gpu.is_gpu = true;
+  gpu.local_mem_bytes = 48 * 1024;
+  gpu.max_work_group = 1024;
+  cpu.local_mem_bytes = 4 * 1024 * 1024;
+  cpu.max_work_group = 4096;
+  const auto problem = [](int F) {
+    TuneProblem p;
+    p.size = F;
+    return p;
+  };
+  const auto point = [](const char* tile, const char* layout, const char* wg) {
+    return TunePoint{{"tile", tile}, {"layout", layout}, {"wg", wg}};
+  };
+  // The same rule on both kinds of device: the local layout and 128
+  // work-items where the tile fits whole; a split tile gets one work-item
+  // per butterfly of its last column pass.
+  CHECK(tunable.tune_defaults(gpu, problem(7)) == point("64", "local", "128x1"));
+  CHECK(tunable.tune_defaults(cpu, problem(7)) == point("64", "local", "128x1"));
+  CHECK(tunable.tune_defaults(gpu, problem(31)) == point("128", "split", "512x1"));
+  CHECK(tunable.tune_defaults(cpu, problem(31)) == point("256", "local", "128x1"));
+  DeviceFacts small_groups = gpu;
+  small_groups.max_work_group = 256;
+  CHECK(tunable.tune_defaults(small_groups, problem(31)) == point("128", "split", "256x1"));
+  const auto ruled_out = [&](const DeviceFacts& facts, int F, const TunePoint& p) {
+    return tunable.tune_ruled_out(facts, problem(F), p);
+  };
+  CHECK(ruled_out(gpu, 7, point("64", "local", "128x1")).empty());
+  CHECK_THAT(ruled_out(gpu, 31, point("16", "local", "128x1")), ContainsText("narrower than the filter"));
+  CHECK_THAT(ruled_out(gpu, 7, point("128", "local", "128x1")), ContainsText("of local memory whole"));
+  CHECK_THAT(ruled_out(gpu, 7, point("64", "local", "2048x1")), ContainsText("over the device's 1024"));
+  CHECK_THAT(ruled_out(gpu, 7, point("64", "local", "64x32")), ContainsText("over the device's 1024"));
+  CHECK(ruled_out(gpu, 7, point("128", "split", "512x1")).empty());
+  CHECK_THAT(ruled_out(gpu, 7, point("256", "split", "1024x1")), ContainsText("of local memory"));
+  CHECK_THAT(ruled_out(cpu, 7, point("16", "split", "128x1")), ContainsText("too small to split"));
+  CHECK_THAT(ruled_out(cpu, 7, point("256", "split", "128x1")), ContainsText("256 work-items or more"));
+  CHECK(ruled_out(cpu, 7, point("256", "split", "256x1")).empty());
+  CHECK(ruled_out(gpu, 7, point("64", "registers", "64x1")).empty());
+  CHECK(ruled_out(gpu, 7, point("16", "registers", "256x1")).empty());
+  CHECK_THAT(ruled_out(cpu, 7, point("128", "registers", "128x1")), ContainsText("not 16, 32 or 64"));
+  DeviceFacts little = gpu;
+  little.local_mem_bytes = 32 * 1024;  // the registers layout's exchange takes 33 KiB at 64 points
+  CHECK_THAT(ruled_out(little, 7, point("64", "registers", "64x1")), ContainsText("of local memory"));
+  // The defaults run wherever some tile fits, and every point of the space
+  // runs as far as these rules know.
+  for (const DeviceFacts& facts : {gpu, cpu})
+    for (int F : {1, 3, 15, 31, 63, 127}) {
+      INFO("F = " << F << (facts.is_gpu ? ", a GPU" : ", a CPU"));
+      CHECK(ruled_out(facts, F, tunable.tune_defaults(facts, problem(F))).empty());
+      const auto space = tune_space(tunable, facts, problem(F));
+      REQUIRE_FALSE(space.empty());
+      CHECK(space.front() == tunable.tune_defaults(facts, problem(F)));
+      for (const TunePoint& p : space) CHECK(std::stoi(p.at("tile")) >= F);
+    }
 }
 
 TEST_CASE("docs/results/fft-tiled-model.csv is tile.cpp's model, as the lesson's table quotes it",
@@ -172,13 +195,15 @@ TEST_CASE("step 10 meets its error bound with every tile, and the bound is not l
   const Filter filter = test::random_filter(13, rng);
   const Problem problem = make_problem(image, filter, Border::zero);
   const Reference reference = reference_correlate(problem.padded, problem.filter);
-  for (const char* tile : {"16 local", "32 local", "64 local", "128 local", "32 split", "128 split", "256 split",
-                           "32 registers", "64 registers"}) {
+  // Each tile in each layout it runs in, with a work-group (the registers
+  // layout also with fewer work-items than lines, which then take several).
+  for (const char* tile : {"16 local 128", "32 local 128", "64 local 128", "128 local 128", "32 split 128",
+                           "128 split 128", "256 split 256", "16 registers 128", "32 registers 32",
+                           "64 registers 64", "64 registers 32"}) {
     RunOptions options;
-    const std::string text = tile;
-    options.values["tile"] = text.substr(0, text.find(' '));
-    options.values["layout"] = text.substr(text.find(' ') + 1);
-    options.wg_x = 128, options.wg_y = 1;
+    std::istringstream words(tile);
+    words >> options.values["tile"] >> options.values["layout"] >> options.wg_x;
+    options.wg_y = 1;
     const RunResult r = run_step(*step, test::device(), problem, options, 0);
     double worst = 0;
     for (std::size_t i = 0; i < reference.value.size(); ++i)

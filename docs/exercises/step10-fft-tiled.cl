@@ -3,10 +3,10 @@
 // (pass, load_first_pass, store_last_pass) and the layout (at,
 // butterfly_of) are given. As handed out, this
 // file builds but computes nothing, so every conformance case of step 10
-// fails. The suite runs --tile auto, 32 and 64, in the local layout
-// (convolve_split, for tiles larger than local memory, and
-// convolve_registers, a line per work-item, are the step's own and not
-// graded). Work on a copy in the repository root and grade the copy:
+// fails. The suite runs --tile auto, 32 and 64, in the local layout (the
+// candidate layouts in step10-fft-tiled/candidates/, split and registers,
+// build the step's own kernels and are not graded). Work on a copy in the
+// repository root and grade the copy:
 //   cp docs/exercises/step10-fft-tiled.cl my-step10.cl
 //   CLCONV_KERNEL_STEP10=$PWD/my-step10.cl ctest --preset default -L step10
 //
@@ -177,10 +177,11 @@ void pass(__local float2* t, __local const float2* w, int rows, const int p, con
 // Point base + m s of row r holds pixel (stride rev(base + m s) + sx,
 // stride rev(r) + sy) of the tile: the bit-reversed order decimation in
 // time starts from. stride is 1 in convolve (every pixel of the tile) and
-// 2 in convolve_split (one of its four sub-tiles). The low log2 R bits of
-// base are 0 and m < R, so rev(base + m) = rev(base) + rev(m): one reversal
-// per butterfly, and rev(m), m unrolled, a constant. (A reversal per point
-// was a measurable share of the H100's time: integer work on every point.)
+// 2 in the split candidate (candidates/split.cl: one of four sub-tiles).
+// The low log2 R bits of base are 0 and m < R, so rev(base + m) = rev(base)
+// + rev(m): one reversal per butterfly, and rev(m), m unrolled, a
+// constant. (A reversal per point was a measurable share of the H100's
+// time: integer work on every point.)
 void load_first_pass(__local float2* t, __local const float2* w, __global const float* input,
                      const int in_width, const int in_height, const int ox, const int oy, const int valid,
                      const int stride, const int sx, const int sy) {
@@ -238,7 +239,6 @@ void store_last_pass(__local const float2* t, __local const float2* w, __global 
   }
 }
 
-#if !defined(SPLIT) && !defined(REGISTERS)
 // One work-group per pair of tiles: pair p is tiles 2 (p % pairs_x) and
 // 2 (p % pairs_x) + 1 of tile row p / pairs_x. Each tile's V x V outputs
 // start at its index times V; its input, N x N, starts at the same place
@@ -285,159 +285,3 @@ __kernel __attribute__((reqd_work_group_size(ITEMS, 1, 1))) void convolve(
   // (..., 1, 0, 0, V) does the last inverse row pass (p = 0) and this
   // write.
 }
-
-#elif defined(SPLIT)
-// A tile of 2N x 2N points when local memory holds only N x N: the first
-// stage of decimation in time, done last, in registers. Sub-tile (p, s) is
-// the tile's pixels (2 x + s, 2 y + p); its N x N transform S_ps goes
-// through local memory as in convolve, one sub-tile after another, and each
-// work-item keeps its points of the last column pass in registers, the same
-// points (ky, kx) of all four sub-tiles. The 2N x 2N spectrum at
-// (ky + N a, kx + N b), a, b in {0, 1}, is then
-//   X_ab = sum over p, s of (-1)^(p a + s b) W^(p ky + s kx) S_ps,
-// W = exp(-2 pi i / 2N): a 2 x 2 butterfly with twiddles, in registers. The
-// product with the filter's spectrum follows, and the same butterfly
-// backwards gives each sub-tile's share of the inverse, which goes back
-// through local memory to the outputs (2 x + s, 2 y + p).
-//
-// The launcher defines SPLIT for this kernel. BUTTERFLIES is how many
-// butterflies of the last column pass each work-item does. Its
-// registers hold 32 points per butterfly. reqd_work_group_size tells the
-// compiler the size, so that it budgets registers for exactly that many
-// work-items: NVIDIA's otherwise assumes 256 of them and gives each more
-// (175 registers on the H100, too many for 512; 128 with the promise).
-#define BUTTERFLIES ((N * N / 8 + ITEMS - 1) / ITEMS)
-__kernel __attribute__((reqd_work_group_size(ITEMS, 1, 1))) void convolve_split(
-                             __global const float* input, const int in_width, const int in_height,
-                             __global float* output, const int out_width, const int out_height,
-                             __global const float2* filter_spectrum,  // 2N x 2N: conj(DFT(K)) / (2N)^2
-                             __global const float2* twiddles,         // N / 2: exp(-2 pi i j / N)
-                             __global const float2* twiddles2,        // N: exp(-2 pi i j / 2N)
-                             const int valid,                         // V = 2N - F + 1
-                             const int pairs_x) {
-  // Not part of the exercise: the split layout (--layout split) builds the
-  // step's own kernel, step10-fft-tiled/convolve.cl, not this file.
-}
-
-#else
-// The whole transform of a line in one work-item's registers. A work-item
-// holds a column of the pair (N points), so each 1D transform is done
-// without a trip through local memory, and the 2D transforms need just two
-// exchanges: one between the column and the row transforms, one between
-// the row and the column inverses (the local layout makes six round trips).
-// N = 8 Q points, Q = N / 8: 16, 32 or 64 (the launcher runs 32 and 64).
-// 64 complex floats are 128 registers; 128 would not fit in a work-item's.
-#define Q (N / 8)
-#define LPITCH (N + 1)  // odd: a row read by consecutive work-items hits distinct banks
-
-float2 times_minus_i(float2 a) { return (float2)(a.y, -a.x); }
-float2 times_i(float2 a) { return (float2)(-a.y, a.x); }
-
-// DFTs of 2, 4 and 8 points v[o], v[o + s], ..., in place, in natural
-// order: exp(-2 pi i / n) as the root, or its conjugate when inv
-// (unnormalized).
-void dft2(float2* v, const int o, const int s) {
-  const float2 a = v[o], b = v[o + s];
-  v[o] = a + b;
-  v[o + s] = a - b;
-}
-void dft4(float2* v, const int o, const int s, const int inv) {
-  const float2 x0 = v[o], x1 = v[o + s], x2 = v[o + 2 * s], x3 = v[o + 3 * s];
-  const float2 a0 = x0 + x2, a1 = x0 - x2, b0 = x1 + x3;
-  const float2 b1 = inv ? times_i(x1 - x3) : times_minus_i(x1 - x3);
-  v[o] = a0 + b0;
-  v[o + s] = a1 + b1;
-  v[o + 2 * s] = a0 - b0;
-  v[o + 3 * s] = a1 - b1;
-}
-void dft8(float2* v, const int o, const int s, const int inv) {
-  const float r = 0.70710678118654752f;
-  float2 e[4], d[4];  // the even points' DFT and the odd points'
-#pragma unroll
-  for (int m = 0; m < 4; ++m) {
-    e[m] = v[o + 2 * m * s];
-    d[m] = v[o + (2 * m + 1) * s];
-  }
-  dft4(e, 0, 1, inv);
-  dft4(d, 0, 1, inv);
-  // d[k] times the k-th power of the root of order 8.
-  const float2 d1 = d[1], d3 = d[3];
-  d[1] = inv ? (float2)(r * (d1.x - d1.y), r * (d1.x + d1.y)) : (float2)(r * (d1.x + d1.y), r * (d1.y - d1.x));
-  d[2] = inv ? times_i(d[2]) : times_minus_i(d[2]);
-  d[3] = inv ? (float2)(-r * (d3.x + d3.y), r * (d3.x - d3.y)) : (float2)(r * (d3.y - d3.x), -r * (d3.x + d3.y));
-#pragma unroll
-  for (int k = 0; k < 4; ++k) {
-    v[o + k * s] = e[k] + d[k];
-    v[o + (k + 4) * s] = e[k] - d[k];
-  }
-}
-void dftq(float2* v, const int o, const int inv) {
-#if Q == 8
-  dft8(v, o, 1, inv);
-#elif Q == 4
-  dft4(v, o, 1, inv);
-#else
-  dft2(v, o, 1);
-#endif
-}
-
-// The N-point transform of v, natural order in: point n = Q n1 + n2.
-// Eight-point DFTs over n1 (one per n2), the twiddles W^(n2 k1), then
-// Q-point DFTs over n2 (one per k1). Frequency k1 + 8 k2 ends at position
-// Q k1 + k2: freq(p) below. Every index is a constant once the loops are
-// unrolled, so v stays in registers.
-int freq(int p) { return p / Q + 8 * (p % Q); }
-void fft_forward(float2* v, __constant const float2* w) {
-#pragma unroll
-  for (int n2 = 0; n2 < Q; ++n2) dft8(v, n2, Q, 0);
-#pragma unroll
-  for (int k1 = 1; k1 < 8; ++k1)
-#pragma unroll
-    for (int n2 = 1; n2 < Q; ++n2) v[Q * k1 + n2] = mul(v[Q * k1 + n2], w[n2 * k1]);
-#pragma unroll
-  for (int k1 = 0; k1 < 8; ++k1) dftq(v, Q * k1, 0);
-}
-// Its inverse times N, the same steps backwards and conjugated: frequency
-// freq(p) at position p in, natural order out.
-void fft_inverse(float2* v, __constant const float2* w) {
-#pragma unroll
-  for (int k1 = 0; k1 < 8; ++k1) dftq(v, Q * k1, 1);
-#pragma unroll
-  for (int k1 = 1; k1 < 8; ++k1)
-#pragma unroll
-    for (int n2 = 1; n2 < Q; ++n2) v[Q * k1 + n2] = mul(v[Q * k1 + n2], conj2(w[n2 * k1]));
-#pragma unroll
-  for (int n2 = 0; n2 < Q; ++n2) dft8(v, n2, Q, 1);
-}
-
-// Work-item lid takes lines lid, lid + ITEMS, ... under count. With
-// ITEMS >= N (the default is N) that is one line or none, and the loop is
-// written so that the compiler sees it run at most once: as a loop that
-// might run again, NVIDIA's compiler gave the kernel 255 registers instead
-// of 242 and it took 11 % longer at F = 31 on the H100 (one run, with V
-// still an argument; with V a constant it has 212).
-#if ITEMS >= N
-#define FOR_LINES(i, count) for (int i = lid; i < (count); i = (count))
-#else
-#define FOR_LINES(i, count) for (int i = lid; i < (count); i += ITEMS)
-#endif
-
-// One work-group per pair of tiles, as in convolve: tile A in the real
-// parts, B (V pixels to the right) in the imaginary parts. The launcher
-// builds this kernel for one filter width: VALID = V = N - F + 1 is a
-// constant, so the compiler drops the arithmetic of the points no output
-// reads (the row inverses' columns x >= V, the column inverses' rows
-// y >= V) and knows the last loop's count. On the H100 the 64-point tile
-// took 2 to 10 % less time than with V an argument, from F = 3 to 31 (one
-// run, 2026-11-27).
-__kernel __attribute__((reqd_work_group_size(ITEMS, 1, 1))) void convolve_registers(
-                                 __global const float* input, const int in_width, const int in_height,
-                                 __global float* output, const int out_width, const int out_height,
-                                 __global const float2* filter_spectrum,  // N x N, [kx][ky]: conj(DFT(K)) / N^2
-                                 __constant float2* twiddles,             // N: W^j = exp(-2 pi i j / N)
-                                 const int pairs_x) {
-  // Not part of the exercise: the registers layout (--layout registers)
-  // builds the step's own kernel, step10-fft-tiled/convolve.cl, not this
-  // file.
-}
-#endif

@@ -1,0 +1,119 @@
+// The host half of step 10's candidate layouts (launch.hpp): their limits,
+// their spectra and twiddles, and their programs, built from the lesson's
+// convolve.cl with the candidate's kernel after it.
+#include "step10-fft-tiled/candidates/launch.hpp"
+
+#include <vector>
+
+#include "step10-fft-tiled/tile.hpp"
+
+namespace conv {
+namespace embedded {
+extern const char* const step10_split;      // candidates/split.cl
+extern const char* const step10_registers;  // candidates/registers.cl
+}
+
+namespace {
+
+// The split kernel unrolls each work-item's butterflies of its last column
+// pass, 32 complex values in registers apiece; it is built for at most
+// this many a work-item (the tuner's default gives it one).
+constexpr long long kMostSplitButterflies = 8;
+
+std::string kib(std::uint64_t bytes) { return std::to_string((bytes + 1023) / 1024) + " KiB"; }
+
+int log2_of(int n) {
+  int k = 0;
+  while ((1 << k) < n) ++k;
+  return k;
+}
+
+}  // namespace
+
+std::string candidate_ruled_out(const std::string& layout, int N, long long items, std::uint64_t local_mem_bytes) {
+  const std::string tile = "a " + std::to_string(N) + "-point tile";
+  std::uint64_t bytes = 0;
+  if (layout == "split") {
+    if (N < 32) return "the split layout: " + tile + " is too small to split in four (it takes N >= 32)";
+    const long long butterflies = static_cast<long long>(N / 2) * (N / 2) / 8;
+    if ((butterflies + items - 1) / items > kMostSplitButterflies)
+      return "the split layout: " + tile + " with " + std::to_string(items) + " work-items would leave each more than " +
+             std::to_string(kMostSplitButterflies) + " butterflies to keep in registers (it takes " +
+             std::to_string(butterflies / kMostSplitButterflies) + " work-items or more)";
+    bytes = tile_local_bytes(N / 2);
+  } else if (layout == "registers") {
+    if (N < 16 || N > 64)
+      return "the registers layout: " + tile + " is not 16, 32 or 64 points (a line of them in one work-item's "
+             "registers)";
+    bytes = 8ull * static_cast<std::uint64_t>(N) * (N + 1);  // t[N][N + 1] complex floats
+  } else {
+    return "no layout " + layout;
+  }
+  if (bytes > local_mem_bytes)
+    return "the " + layout + " layout: " + tile + " takes " + kib(bytes) + " of local memory, over this device's " +
+           kib(local_mem_bytes);
+  return "";
+}
+
+cl::Kernel candidate_kernel(DeviceContext& device, Launch& launch, const std::string& lesson_source,
+                            const std::string& layout, const Problem& problem, const cl::Buffer& input,
+                            const cl::Buffer& output, int N, int items, int pairs_x) {
+  cl::CommandQueue& queue = device.queue();
+  const bool split = layout == "split";
+  const int valid = N - problem.filter.width + 1;
+  // The filter's spectrum for the whole tile. The registers kernel reads it
+  // by column, [kx][ky], so that consecutive work-items (rows ky) read
+  // consecutive points.
+  std::vector<float> spectrum = filter_spectrum(problem.filter, N);
+  if (!split) {
+    std::vector<float> by_column(spectrum.size());
+    for (int ky = 0; ky < N; ++ky)
+      for (int kx = 0; kx < N; ++kx)
+        for (int part = 0; part < 2; ++part)
+          by_column[2 * (static_cast<std::size_t>(kx) * N + ky) + part] =
+              spectrum[2 * (static_cast<std::size_t>(ky) * N + kx) + part];
+    spectrum.swap(by_column);
+  }
+  cl::Buffer spectrum_buffer =
+      launch.buffer(CL_MEM_READ_ONLY, spectrum.size() * sizeof(float), "the filter's spectrum", 2 * N);
+  cl::copy(queue, spectrum.cbegin(), spectrum.cend(), spectrum_buffer);
+  // The split kernel's passes are the lesson's on an M = N/2 sub-tile, with
+  // its M/2 twiddles; its first stage takes M of the whole tile's. The
+  // registers kernel takes all N of them.
+  const int M = split ? N / 2 : N;
+  const std::vector<float> w = split ? twiddles(M) : twiddles(N, N);
+  cl::Buffer twiddle_buffer = launch.buffer(CL_MEM_READ_ONLY, w.size() * sizeof(float), "the twiddles");
+  cl::copy(queue, w.cbegin(), w.cend(), twiddle_buffer);
+
+  // The program: the lesson's source, then the candidate's, for this M, the
+  // work-group's size and, in the registers layout, V (one program per
+  // filter width there: the compiler drops what no output reads).
+  std::string build = "-D TILE=" + std::to_string(M) + " -D LOG2_TILE=" + std::to_string(log2_of(M)) +
+                      " -D ITEMS=" + std::to_string(items);
+  if (!split) build += " -D VALID=" + std::to_string(valid);
+  const std::string label = "step10-fft-tiled/candidates/" + layout + ".cl";
+  const cl::Program program = device.program(
+      lesson_source + "\n" + (split ? embedded::step10_split : embedded::step10_registers), build, label);
+  cl::Kernel kernel = make_kernel(program, split ? "convolve_split" : "convolve_registers", label);
+  int arg = 0;
+  kernel.setArg(arg++, input);
+  kernel.setArg(arg++, problem.padded.width);
+  kernel.setArg(arg++, problem.padded.height);
+  kernel.setArg(arg++, output);
+  kernel.setArg(arg++, problem.out_width());
+  kernel.setArg(arg++, problem.out_height());
+  kernel.setArg(arg++, spectrum_buffer);
+  kernel.setArg(arg++, twiddle_buffer);
+  if (split) {
+    const std::vector<float> w2 = twiddles(N, M);
+    cl::Buffer twiddle2_buffer =
+        launch.buffer(CL_MEM_READ_ONLY, w2.size() * sizeof(float), "the first stage's twiddles");
+    cl::copy(queue, w2.cbegin(), w2.cend(), twiddle2_buffer);
+    kernel.setArg(arg++, twiddle2_buffer);
+    kernel.setArg(arg++, valid);  // the registers kernel has it as VALID
+  }
+  kernel.setArg(arg++, pairs_x);
+  return kernel;
+}
+
+}  // namespace conv
