@@ -18,6 +18,7 @@
 #include "histogram/breakdown.hpp"
 #include "histogram/report.hpp"
 #include "histogram/run.hpp"
+#include "histogram/tuning.hpp"
 
 namespace conv::histogram {
 namespace {
@@ -71,13 +72,18 @@ void fill_speedups(std::vector<Row>& rows, const std::string& serial_phase,
   }
 }
 
-void print(const Options& o, const DeviceFacts& facts, const std::vector<Row>& rows) {
+// `notes`: what --variant auto ran on each image and why; on stderr under
+// --csv, which keeps stdout to the CSV.
+void print(const Options& o, const DeviceFacts& facts, const std::vector<Row>& rows,
+           const std::vector<std::string>& notes = {}) {
   if (o.csv) {
+    for (const auto& note : notes) std::cerr << "histogram: " << note << "\n";
     write_csv(std::cout, rows);
     return;
   }
   std::cout << "histogram on " << facts.name << " (" << facts.platform << ", driver "
             << facts.driver << ")\n";
+  for (const auto& note : notes) std::cout << note << "\n";
   if (o.breakdown)
     write_breakdown_table(std::cout, rows);
   else
@@ -96,6 +102,7 @@ int measured_runs(const Options& o, const std::vector<Loaded>& images,
     });
 
   std::vector<Row> rows;
+  std::vector<std::string> notes;
   bool all_ok = true, have_first = false;
   for (const Loaded& loaded : images) {
     // Named, not a structured binding: C++17 lambdas cannot capture those.
@@ -116,7 +123,15 @@ int measured_runs(const Options& o, const std::vector<Loaded>& images,
         rows.push_back(row("serial", "histogram", time_serial(image, o.reps)));
         continue;
       }
-      const VariantRun run = run_variant(context, image, find_variant(name), o.settings, o.reps);
+      const Variant* variant = name == "auto" ? nullptr : &find_variant(name);
+      Settings settings = o.settings;
+      if (!variant) {  // the tuned winner for this pixel count, else the defaults
+        const AutoChoice a = resolve_auto(facts, spec, image.pixels(), o.settings);
+        variant = a.chosen.variant;
+        settings = a.chosen.settings;
+        notes.push_back("auto on " + spec + ": " + a.point + " (" + a.origin + ")");
+      }
+      const VariantRun run = run_variant(context, image, *variant, settings, o.reps);
       for (const auto& [phase, stats] :
            std::vector<std::pair<std::string, Stats>>{{"kernels", run.device},
                                                       {"read back", run.read_back},
@@ -124,17 +139,18 @@ int measured_runs(const Options& o, const std::vector<Loaded>& images,
                                                       {"histogram", run.total},
                                                       {"call", run.call}}) {
         if (phase == "host merge" && run.plan.variant->merge != Merge::host) continue;
-        Row r = row(name, phase, stats);
+        Row r = row(variant->name, phase, stats);
         r.chunk = run.plan.chunk;
         r.wg = run.plan.wg;
         rows.push_back(r);
       }
-      if (o.verify) all_ok &= check(name, spec, run.counts, expected);
+      if (o.verify)
+        all_ok &= check(name == "auto" ? "auto (" + variant->name + ")" : name, spec, run.counts, expected);
       if (!have_first) first = run.counts, have_first = true;
     }
   }
   fill_speedups(rows, "histogram", {"histogram"});
-  print(o, facts, rows);
+  print(o, facts, rows, notes);
   return all_ok ? 0 : 1;
 }
 
@@ -192,7 +208,7 @@ std::vector<std::string> parse_variants(const std::string& text) {
     if (name == "all") {
       asked.push_back("serial");
       for (const auto& v : device_variants()) asked.push_back(v.name);
-    } else if (name != "serial") {
+    } else if (name != "serial" && name != "auto") {
       find_variant(name);  // throws UsageError for an unknown one
       asked.push_back(name);
     } else {
@@ -203,6 +219,7 @@ std::vector<std::string> parse_variants(const std::string& text) {
   // Lesson order, each once.
   std::vector<std::string> names;
   if (std::find(asked.begin(), asked.end(), "serial") != asked.end()) names.push_back("serial");
+  if (std::find(asked.begin(), asked.end(), "auto") != asked.end()) names.push_back("auto");
   for (const auto& v : device_variants())
     if (std::find(asked.begin(), asked.end(), v.name) != asked.end()) names.push_back(v.name);
   return names;
@@ -212,8 +229,11 @@ int run_histogram(const Options& o) {
   const std::vector<std::string> names = parse_variants(o.variants);
   const auto device_count = std::count_if(names.begin(), names.end(),
                                           [](const std::string& n) { return n != "serial"; });
-  if (!o.kernel_file.empty() && device_count != 1)
+  const bool auto_asked = std::find(names.begin(), names.end(), "auto") != names.end();
+  if (!o.kernel_file.empty() && (device_count != 1 || auto_asked))
     throw UsageError("--kernel replaces one variant's kernel: name exactly one device --variant");
+  if (o.breakdown && auto_asked)  // auto reads the device first, which would load the driver before round one
+    throw UsageError("--breakdown times named variants from nothing: name them with --variant (not auto)");
   if (o.limits && o.breakdown)
     throw UsageError("--limits applies to measured runs, not --breakdown");
   if (!o.output.empty()) {

@@ -12,7 +12,10 @@ namespace conv::histogram {
 
 struct Options {
   std::vector<std::string> images = {"synthetic:7728x4354"};
-  std::string variants = "local-atomic";  // comma-separated, or "all"
+  // Comma-separated, or "all" (every lesson variant, serial first); "auto":
+  // the tuned winner for each image's pixel count, else the documented
+  // defaults (histogram/tuning.hpp).
+  std::string variants = "auto";
   Settings settings;
   std::string kernel_file;
   std::string output;  // FILE.csv: the counts
@@ -22,8 +25,8 @@ struct Options {
   bool verify = false, csv = false, breakdown = false, limits = false, no_cache = false;
 };
 
-// The names asked for, serial first when present, in lesson order; throws
-// UsageError for an unknown name.
+// The names asked for, serial first when present, then auto, then in lesson
+// order; throws UsageError for an unknown name.
 std::vector<std::string> parse_variants(const std::string& text);
 
 // Returns the exit status: 0, or 1 when --verify found a difference.

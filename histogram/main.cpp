@@ -1,5 +1,6 @@
 // build/bin/histogram: an RGB histogram (3 x 256 bins) of an 8-bit image,
 // counted by the variant(s) of the lesson docs/histogram.md.
+#include <cstring>
 #include <iostream>
 #include <map>
 
@@ -11,10 +12,14 @@
 #include "common/machinery/report.hpp"
 #include "common/machinery/settings.hpp"
 #include "histogram/app.hpp"
+#include "histogram/tuning.hpp"
 #include "histogram/variants.hpp"
 
 int main(int argc, char** argv) {
   using namespace conv;
+  // With --tune, the harness's tuner over the histogram's space (histogram/tuning.hpp).
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--tune") == 0) return histogram::tune_main(argc, argv);
   return guarded_main("histogram", [&]() -> int {
     CLI::App app(
         "histogram: an RGB histogram (3 x 256 bins) of an 8-bit image, counted on an "
@@ -27,15 +32,17 @@ int main(int argc, char** argv) {
                    "noise:WxH[:SEED] or solid:WxH[:RRGGBB]")
         ->capture_default_str();
     app.add_option("--variant", o.variants,
-                   "Comma-separated variants: " + histogram::variant_list() + ", or all")
+                   "Comma-separated variants: " + histogram::variant_list() +
+                       ", all, or auto (the tuned winner for the image's pixel count on this device, else the "
+                       "documented defaults; the output says which)")
         ->capture_default_str();
     app.add_option("--chunk", o.settings.chunk,
-                   "Pixels per work-item (default: the variant's: 1024, 128 for local-*, 256 for one-launch, "
-                   "loads-ahead and lane-copies)")
+                   "Pixels per work-item (default: auto's, or the variant's: 1024, 128 for local-*, 256 for "
+                   "one-launch, loads-ahead and lane-copies)")
         ->check(CLI::Range(1, 1 << 16));
     app.add_option("--wg", o.settings.wg,
-                   "Work-items per work-group (default: 64, or 256 for local-*, one-launch, loads-ahead and "
-                   "lane-copies)")
+                   "Work-items per work-group (default: auto's, or the variant's: 64, or 256 for local-*, "
+                   "one-launch, loads-ahead and lane-copies)")
         ->check(CLI::Range(1, 1 << 12));
     const std::map<std::string, histogram::Wait> waits = {{"block", histogram::Wait::block},
                                                           {"spin", histogram::Wait::spin}};
@@ -74,6 +81,10 @@ int main(int argc, char** argv) {
     app.add_flag("--no-binary-cache", o.no_cache,
                  "Always compile from source (also: CLCONV_NO_BINARY_CACHE=1)");
     add_device_options(app, device);
+    app.footer(
+        "Tuning mode: histogram --tune [--image SPEC] [--budget S] [--reps N] [--small] [--no-store] [--output CSV]\n"
+        "  searches this device's fastest variant, chunk and work-group for the image's pixel count and stores\n"
+        "  the winner, which --variant auto uses; histogram --tune --help describes each option.");
     if (int rc = parse_command_line(app, argc, argv); rc >= 0) return rc;
     o.device = device.choice;
     o.settings.wait = waits.at(wait);

@@ -44,7 +44,7 @@ VariantRun run_variant(DeviceContext& device, const RgbImage& image, const Varia
   std::optional<Counts> first;  // set by check_first, after the first run
   auto same = [&](const Counts& counts, int n, const char* how) {
     if (first && counts != *first)
-      throw Error("variant " + variant.name + ": " + how + " " + std::to_string(n) +
+      throw KernelFault("variant " + variant.name + ": " + how + " " + std::to_string(n) +
                   " counted differently from the first run");
   };
 

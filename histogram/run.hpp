@@ -6,7 +6,7 @@
 // profiling events), reads back and merges (each timed by the host's clock).
 // Then a warm-up and `reps` whole calls, timed by the host's clock from the
 // first enqueue to the counts. Every run and every call must count what the
-// first run counted (Error otherwise): a kernel that leaves state behind for
+// first run counted (KernelFault otherwise): a kernel that leaves state behind for
 // the next run fails here.
 #pragma once
 #include "common/core/timing.hpp"

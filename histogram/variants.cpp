@@ -82,7 +82,7 @@ const Variant& find_variant(const std::string& name) {
   for (const auto& v : device_variants())
     if (v.name == name) return v;
   throw UsageError("--variant: unknown variant '" + name + "' (choose from " + variant_list() +
-                   " or all)");
+                   ", all or auto)");
 }
 
 std::size_t Plan::partial_bytes() const {
