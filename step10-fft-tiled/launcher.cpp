@@ -35,6 +35,7 @@ class ThisStep : public Step, public Tunable {
 
   // ---- the search space, declared once ----
   std::string tune_name() const override { return CLCONV_STEP_NAME; }
+  std::string tune_filters() const override { return "random:15,random:31,random:63"; }
   // The tile as free text, so that the suites run 32 and 64 beside the
   // defaults: 16 is narrower than some of their filters, and 128 and 256
   // take long on a CPU. Largest first: where the values given need another

@@ -14,7 +14,7 @@ int main(int argc, char** argv) {
   auto step = conv::make_step10_fft_tiled();
   for (int i = 1; i < argc; ++i)
     if (std::strcmp(argv[i], "--tune") == 0)
-      return conv::tune_step_main(argc, argv, *step, "random:15,random:31,random:63");
+      return conv::tune_step_main(argc, argv, *step, "");
   return conv::step_main(argc, argv, *step,
                          "Tuning mode: step10-fft-tiled --tune [--filters LIST] [--budget S] [--small] [--no-store]\n"
                          "  searches this device's best tile, layout and work-group per filter width and stores\n"
