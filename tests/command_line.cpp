@@ -84,10 +84,18 @@ TEST_CASE("every executable answers --help with exit 0 and its real options", "[
   }
   const Outcome step = run("step1-naive", {"--help"});
   for (const char* opt : {"--output", "--verify", "--kernel"}) CHECK_THAT(step.out, ContainsText(opt));
-  // Step 7's --help names its tuning mode and that mode's options.
-  const Outcome tuned = run("step7-tuned", {"--help"});
-  for (const char* opt : {"--tune", "--filter-widths", "--budget", "--small", "--no-store"})
-    CHECK_THAT(tuned.out, ContainsText(opt));
+  // Every tunable step's --help names its tuning mode and that mode's
+  // options, and --tune --help describes them.
+  for (const char* tunable : {"step7-tuned", "step8-separable", "step10-fft-tiled"}) {
+    INFO(tunable);
+    const Outcome tuned = run(tunable, {"--help"});
+    for (const char* opt : {"--tune", "--filters", "--budget", "--small", "--no-store"})
+      CHECK_THAT(tuned.out, ContainsText(opt));
+    const Outcome mode = run(tunable, {"--tune", "--help"});
+    CHECK(mode.status == 0);
+    for (const char* opt : {"--filters", "--filter-widths", "--budget", "--reps", "--small", "--no-store", "--output"})
+      CHECK_THAT(mode.out, ContainsText(opt));
+  }
 }
 
 TEST_CASE("list-devices lists at least one device", "[cli]") {
