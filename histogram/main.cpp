@@ -33,8 +33,8 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     app.add_option("--variant", o.variants,
                    "Comma-separated variants: " + histogram::variant_list() +
-                       ", all, or auto (the tuned winner for the image's pixel count on this device, else the "
-                       "documented defaults; the output says which)")
+                       ", or all; auto runs the tuned winner for the image's pixel count on this device, else the "
+                       "documented defaults, and says which (docs/histogram.md)")
         ->capture_default_str();
     app.add_option("--chunk", o.settings.chunk,
                    "Pixels per work-item (default: auto's, or the variant's: 1024, 128 for local-*, 256 for "
