@@ -18,7 +18,7 @@
 # Step 7's tuned rows (the tour, the results run, vs-opencv, the crossover)
 # run the winners in the user's cache (direct-cpu and unroll-cpu run its
 # defaults: bench/experiments.sh says why): run bench/tune-steps.sh pocl
-# first and copy its tuned-step7-pocl.txt there (docs/results.md,
+# first and copy the lines of its tuned-step7-pocl.txt into clconv/tuned.txt there (docs/results.md,
 # "Regenerating").
 # Finally it checks that every *-pocl.csv names one device and one date (the
 # library peers' rows name the CPU itself and are left out of that check, and

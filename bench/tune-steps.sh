@@ -36,14 +36,15 @@ echo "tune-steps: the tuner, $budget s per width" >&2
 XDG_CACHE_HOME="$work/tuned" build/bin/step7-tuned --tune --image "synthetic:$image" --filter-widths "$widths" \
   --budget "$budget" --reps "$reps" --output "$out/tuned-$tag.csv" "$@"
 {
-  echo "# step 7's winners (device, driver, F, configuration, median): bench/tune-steps.sh $tag $image $kind $widths $budget"
-  cat "$work/tuned/clconv/tuned-step7.txt"
+  echo "# step 7's winners, as lines of the tuner's store (step, device, driver, problem, configuration, median ms, the defaults' median ms): bench/tune-steps.sh $tag $image $kind $widths $budget"
+  cat "$work/tuned/clconv/tuned.txt"
 } > "$out/tuned-step7-$tag.txt"
 
 if [ -n "${CROSS:-}" ]; then
   echo "tune-steps: the winners of $CROSS, run here" >&2
   first=1
-  grep -v '^#' "$CROSS" | while IFS=$'\t' read -r _device _driver width config _ms; do
+  grep -v '^#' "$CROSS" | while IFS=$'\t' read -r _step _device _driver problem config _ms _default_ms; do
+    width=${problem#F=}
     case ",$widths," in *",$width,"*) ;; *) continue ;; esac
     sets=() wg=""
     for item in $config; do

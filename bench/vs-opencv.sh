@@ -17,7 +17,7 @@
 # configuration tens of per cent slower than the next.
 # Environment: VS_IMAGE (2048x2048), VS_REPS (21: this 2-core machine's
 # launches spread widely), BUILD (build), TUNED_CACHE (the folder whose
-# clconv/tuned-step7.txt holds the tuned winners; default: the user's cache,
+# clconv/tuned.txt holds the tuned winners; default: the user's cache,
 # $XDG_CACHE_HOME or ~/.cache). Widths with no stored winner run the
 # defaults in the tuned row too, and the table says so.
 set -euo pipefail
@@ -41,8 +41,8 @@ else
   before="$(cut -d' ' -f1-3 /proc/loadavg)"
   echo "vs-opencv.sh: load average before: $before" >&2
   tuned_cache="${TUNED_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}}"
-  [ -f "$tuned_cache/clconv/tuned-step7.txt" ] ||
-    echo "vs-opencv.sh: no $tuned_cache/clconv/tuned-step7.txt: run build/bin/step7-tuned --tune first" >&2
+  [ -f "$tuned_cache/clconv/tuned.txt" ] ||
+    echo "vs-opencv.sh: no $tuned_cache/clconv/tuned.txt: run build/bin/step7-tuned --tune first" >&2
   mkdir -p "$tmp/empty"
   threads=1
   [ "$(nproc)" -gt 1 ] && threads="1,$(nproc)"

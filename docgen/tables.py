@@ -18,7 +18,8 @@ def load(name):
 
 def stored_winners(tag):
     """{width (str): {option: value}} of step 7's tuned winners for a device
-    (docs/results/tuned-step7-TAG.txt: device, driver, F, configuration,
+    (docs/results/tuned-step7-TAG.txt: lines of the tuner's store, step,
+    device, driver, problem "F=N", configuration, median, the defaults'
     median, tab-separated; '#' lines are its header), or None without it."""
     path = os.path.join(RESULTS, "tuned-step7-%s.txt" % tag)
     if not os.path.exists(path):
@@ -27,9 +28,9 @@ def stored_winners(tag):
     with open(path) as f:
         for line in f:
             fields = line.rstrip("\n").split("\t")
-            if line.startswith("#") or len(fields) < 4:
+            if line.startswith("#") or len(fields) < 5 or not fields[3].startswith("F="):
                 continue
-            out[fields[2]] = dict(kv.split("=", 1) for kv in fields[3].split())
+            out[fields[3][2:]] = dict(kv.split("=", 1) for kv in fields[4].split())
     return out
 
 
