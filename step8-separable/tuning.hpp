@@ -1,22 +1,51 @@
-// Step 8's tuned choices, as explicit settings (the tests run a GPU's on any
-// device through them).
+// Step 8's search space (docs/step8-separable.md, "Candidates, tuned as in
+// step 7"), declared once: the kernel that runs (the lesson's passes with a
+// tile, or one of the candidates in candidates/), the passes' kernels and
+// blocks, the unrolled loop and the work-group; the documented defaults;
+// what rules a point out. The harness's tuner (common/machinery/tuner.hpp)
+// searches it; the step's options come from it.
 #pragma once
-#include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
-#include "common/machinery/device_choice.hpp"
-#include "common/machinery/filter_specs.hpp"
-#include "common/machinery/program_cache.hpp"
+#include "common/machinery/tuning.hpp"
+#include "step8-separable/decompose.hpp"
 
 namespace conv {
 
-struct Step9Defaults {
-  std::string variant;                          // what variant auto runs: passes or fused
-  std::map<std::string, std::string> settings;  // block, column-block, rows, columns, unroll
+class SeparableSpace : public Tunable {
+ public:
+  std::string tune_name() const override;
+  std::vector<TuneParameter> tune_parameters() const override;
+  std::vector<std::string> tune_work_groups(const DeviceFacts& facts, const TuneProblem& problem) const override;
+  // One rule on every device: the lesson's passes with a tile, block 4x4
+  // (its height halved while a pass's tile does not fit the device's local
+  // memory; a pass whose tile does not fit at 4x1 runs without it), the
+  // loop over tile rows unrolled, work-group 32x8.
+  TunePoint tune_defaults(const DeviceFacts& facts, const TuneProblem& problem) const override;
+  std::string tune_ruled_out(const DeviceFacts& facts, const TuneProblem& problem,
+                             const TunePoint& point) const override;
+  // "F=15 box" for a box (rank 1, equal weights), else "F=7 rank=7".
+  TuneProblem tune_problem(const Filter& filter) const override;
+  std::string tune_command(const TuneProblem& problem) const override;
 };
 
-// What variant auto and every setting's auto resolve to for `filter` on a
-// device with these facts and work-group wg_x x wg_y.
-Step9Defaults step8_default_settings(const DeviceFacts& facts, const Filter& filter, int wg_x, int wg_y);
+// The problem of a filter's terms, as tune_problem; its rank back.
+TuneProblem separable_problem(const SeparableFilter& terms);
+int problem_rank(const TuneProblem& problem);
+
+// The point a run uses (resolve_point: the options given, then the tuned
+// winner, then the defaults); UsageError when the values given cannot go
+// together. A --kernel file stands for convolve.cl: the passes with a tile
+// run it unless the options say otherwise. In prepare() the work-group is
+// the run's own; in default_work_group() it is to be found.
+Resolved resolve_separable(const Step& step, const SeparableSpace& space, const DeviceFacts& facts,
+                           const Filter& filter, const RunOptions& options, bool with_work_group);
+// Whether the options run the lesson's kernel alone (Step::builds_kernel_file).
+bool lesson_kernel_only(const Step& step, const RunOptions& options);
+
+// A point's "WxH" (a block, "block" or "column-block", or "wg") as numbers.
+std::pair<int, int> size_of(const TunePoint& point, const std::string& name);
 
 }  // namespace conv

@@ -1,12 +1,15 @@
 // Step 8's own conformance cases: filters of known rank (1, 2, full) and one
 // whose smallest singular values straddle the rank tolerance; the rank the
-// decomposition finds, and the output of both variants against the serial
-// reference. Tagged with the step, so ctest -L step8 runs them.
+// decomposition finds, and the output of the lesson's passes and of every
+// candidate kernel of its space (the box kernel on boxes) against the
+// serial reference. Tagged with the step, so ctest -L step8 runs them.
 #include "tests/catch.hpp"
 
 #include <cfloat>
 #include <cmath>
+#include <map>
 #include <random>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -19,7 +22,8 @@
 #include "common/machinery/report.hpp"
 #include "common/machinery/settings.hpp"
 #include "step8-separable/decompose.hpp"
-#include "step8-separable/tuning.hpp"
+#include "common/machinery/parse.hpp"
+#include "common/machinery/tuning.hpp"
 #include "tests/support.hpp"
 
 using namespace conv;
@@ -67,16 +71,41 @@ Filter filter_with_singular_values(const std::vector<double>& sigma, int n, std:
   return f;
 }
 
-// Both variants, and the fused strip kernel, on a 203x117 random image (not
-// a multiple of any work-group).
-void check_both_variants(const Filter& f, std::mt19937& rng) {
+// The step's Tunable side: its space, defaults and rules.
+const Tunable& space_of(const Step& step) { return dynamic_cast<const Tunable&>(step); }
+
+// The values of the step's "method" parameter: the lesson's passes and
+// every candidate kernel, as the space declares them.
+std::vector<std::string> methods(const Step& step) {
+  for (const TuneParameter& p : space_of(step).tune_parameters())
+    if (p.name == "method") return p.values;
+  return {};
+}
+
+// A point's values as options (the work-group apart).
+RunOptions options_of(const TunePoint& point) {
+  RunOptions options;
+  for (const auto& [name, value] : point)
+    if (name != "wg") options.values[name] = value;
+  std::tie(options.wg_x, options.wg_y) = parse_size(point.at("wg"), "wg", 1024);
+  return options;
+}
+
+// Every method the space has for this filter (the box kernel for a box
+// only), and the passes without a tile, at work-group 16x8 on a 203x117
+// random image (not a multiple of any work-group), both borders.
+void check_every_method(const Filter& f, std::mt19937& rng) {
   auto step = find_step("step8-separable");
   const Image img = conv::test::random_image(203, 117, rng);
+  const bool box = space_of(*step).tune_problem(f).detail == "box";
+  std::vector<std::map<std::string, std::string>> runs;
+  for (const std::string& m : methods(*step))
+    if (m != "box" || box) runs.push_back({{"method", m}});
+  runs.push_back({{"method", "passes"}, {"rows", "direct"}, {"columns", "direct"}});
   for (Border border : {Border::zero, Border::clamp})
-    for (const std::string variant : {"passes", "fused", "fused strip"}) {
+    for (const auto& values : runs) {
       RunOptions options;
-      options.values["variant"] = variant.substr(0, variant.find(' '));
-      if (variant == "fused strip") options.values["fused-kernel"] = "strip";
+      options.values = values;
       options.wg_x = 16;
       options.wg_y = 8;
       conv::test::use_student_kernel("step8-separable", options);
@@ -84,8 +113,8 @@ void check_both_variants(const Filter& f, std::mt19937& rng) {
       const RunResult r = run_step(*step, conv::test::device(), problem, options, 0);
       const Comparison cmp =
           step->compare(r.output, problem, reference_correlate(problem.padded, f));
-      INFO(f.name << ", " << variant << ", border " << border_name(border) << ": " << cmp.describe()
-                  << "; " << conv::test::seed_note());
+      INFO(f.name << ", " << step->describe(options) << ", border " << border_name(border) << ": "
+                  << cmp.describe() << "; " << r.note << "; " << conv::test::seed_note());
       CHECK(cmp.passed());
     }
 }
@@ -101,8 +130,9 @@ TEST_CASE("step8-separable: rank 1 filters are found to be rank 1", "[conformanc
   std::mt19937 rng(conv::test::run_seed());
   const Filter outer = filter_with_singular_values({2.0}, 9, rng);  // a file could hold this
   CHECK(separate(outer).rank == 1);
-  check_both_variants(outer, rng);
-  check_both_variants(parse_filter_spec("sobel-x"), rng);
+  check_every_method(outer, rng);
+  check_every_method(parse_filter_spec("sobel-x"), rng);
+  check_every_method(parse_filter_spec("box:5"), rng);
 }
 
 TEST_CASE("step8-separable: rank 2 and full rank", "[conformance][step8-separable]") {
@@ -110,14 +140,14 @@ TEST_CASE("step8-separable: rank 2 and full rank", "[conformance][step8-separabl
   const Filter two = filter_with_singular_values({1.0, 0.5}, 11, rng);
   CHECK(separate(two).rank == 2);
   CHECK(separate(parse_filter_spec("laplacian")).rank == 2);
-  check_both_variants(two, rng);
+  check_every_method(two, rng);
   const Filter full = conv::test::random_filter(13, rng);
   const SeparableFilter s = separate(full);
   CHECK(s.full_rank == 13);
   CHECK(s.rank == 13);
   CHECK(s.separable_work() > s.direct_work());  // the step says it is the slower way
   CHECK_THAT(describe_work(s), ContainsText("more work"));
-  check_both_variants(full, rng);
+  check_every_method(full, rng);
 }
 
 TEST_CASE("step8-separable: singular values near the tolerance", "[conformance][step8-separable]") {
@@ -134,48 +164,45 @@ TEST_CASE("step8-separable: singular values near the tolerance", "[conformance][
   double worst = 0;
   for (double r : s.residual) worst = std::max(worst, std::fabs(r));
   CHECK(worst <= separable_tolerance(f));
-  check_both_variants(f, rng);
+  check_every_method(f, rng);
 }
 
-// The defaults differ by device type (on a GPU the column pass and the
-// fused kernel run without a tile); each type's choices, as explicit settings at its default
-// work-group, run here on any device: rank 1 at several widths, rank 2 and
-// full rank (the column passes after the first add to the output).
-TEST_CASE("step8-separable: the configurations the defaults pick on a CPU and on a GPU",
-          "[conformance][step8-separable]") {
+// The documented defaults of both kinds of device (one rule each), as
+// explicit points, run here on any device: rank 1 at several widths, rank
+// 2 and full rank (the column passes after the first add to the output),
+// boxes up to the widest filter (127, where the blocks shrink to fit).
+TEST_CASE("step8-separable: the documented defaults of a CPU and of a GPU", "[conformance][step8-separable]") {
   auto& device = conv::test::device();
   auto step = find_step("step8-separable");
+  const Tunable& space = space_of(*step);
   std::mt19937 rng(conv::test::run_seed() + 3);
   std::vector<Filter> filters;
   for (int width : {1, 2, 3, 4, 5, 8, 15, 17, 31})
     filters.push_back(filter_with_singular_values({2.0}, width, rng));
   filters.push_back(filter_with_singular_values({1.0, 0.5}, 15, rng));
-  filters.push_back(conv::test::random_filter(7, rng));  // full rank: a GPU fuses it
+  filters.push_back(conv::test::random_filter(7, rng));
   filters.push_back(conv::test::random_filter(13, rng));
-  for (const char* box : {"box:9", "box:21", "box:127"}) filters.push_back(parse_filter_spec(box));  // the box kernel from 9 or 21
+  for (const char* box : {"box:9", "box:21", "box:127"}) filters.push_back(parse_filter_spec(box));
   for (bool gpu : {false, true}) {
     DeviceFacts facts = device.facts();
     facts.is_gpu = gpu;
     if (gpu) facts.local_mem_bytes = 48 * 1024;  // what OpenCL offers on NVIDIA's GPUs
     int i = 0;
     for (const Filter& f : filters) {
-      RunOptions options;
-      std::tie(options.wg_x, options.wg_y) = step->default_work_group(facts, f, options);
-      const Step9Defaults d = step8_default_settings(facts, f, options.wg_x, options.wg_y);
-      options.values = d.settings;
-      options.values["variant"] = d.variant;
+      const TuneProblem key = space.tune_problem(f);
+      const TunePoint defaults = space.tune_defaults(facts, key);
+      INFO((gpu ? "a GPU's" : "a CPU's") << " defaults for " << f.name << " (" << key.text()
+                                         << "): " << point_text(space, defaults) << "; "
+                                         << conv::test::seed_note());
+      CHECK(defaults.at("method") == "passes");  // the lesson's kernel on every device
+      CHECK(space.tune_ruled_out(facts, key, defaults).empty());
+      RunOptions options = options_of(defaults);
       conv::test::use_student_kernel("step8-separable", options);
       const Border border = ++i % 2 ? Border::zero : Border::clamp;
       const Problem problem = make_problem(conv::test::random_image(131, 67, rng), f, border);
-      std::string described;
-      for (const auto& [name, value] : d.settings) described += " " + name + "=" + value;
-      INFO((gpu ? "a GPU's" : "a CPU's") << " defaults for " << f.name << " (width " << f.width << "): "
-                                         << d.variant << described << ", wg " << options.wg_x << "x"
-                                         << options.wg_y << ", border " << border_name(border) << "; "
-                                         << conv::test::seed_note());
       const RunResult r = run_step(*step, device, problem, options, 0);
       const Comparison cmp = step->compare(r.output, problem, reference_correlate(problem.padded, f));
-      INFO(cmp.describe());
+      INFO(cmp.describe() << ", border " << border_name(border));
       CHECK(cmp.passed());
     }
   }
@@ -196,7 +223,7 @@ TEST_CASE("step8-separable: the strip kernel down tall strips, its ring wrapping
   for (const Filter& f : filters)
     for (const std::string block : {"4x2", "4x8"}) {
       RunOptions options;
-      options.values = {{"variant", "fused"}, {"fused-kernel", "strip"}, {"block", block}};
+      options.values = {{"method", "strip"}, {"block", block}};
       options.wg_x = 16;
       options.wg_y = 8;
       conv::test::use_student_kernel("step8-separable", options);
@@ -234,8 +261,7 @@ TEST_CASE("step8-separable: the box kernel at every width, its strips and batche
       const Image& img = images[static_cast<std::size_t>(i++ % 2)];
       const Border border = i % 3 ? Border::zero : Border::clamp;
       RunOptions options;
-      options.values["variant"] = "fused";
-      options.values["fused-kernel"] = "box";
+      options.values["method"] = "box";
       options.wg_x = wg_x, options.wg_y = wg_y;
       conv::test::use_student_kernel("step8-separable", options);
       const Problem problem = make_problem(img, f, border);
@@ -247,21 +273,38 @@ TEST_CASE("step8-separable: the box kernel at every width, its strips and batche
     }
 }
 
-TEST_CASE("step8-separable: a box runs the box kernel, and only a box can", "[conformance][step8-separable]") {
+TEST_CASE("step8-separable: the problem a filter is, and the box kernel for a box only",
+          "[conformance][step8-separable]") {
   auto step = find_step("step8-separable");
+  const Tunable& space = space_of(*step);
+  CHECK(space.tune_problem(parse_filter_spec("box:15")).text() == "F=15 box");
+  CHECK(space.tune_problem(parse_filter_spec("gaussian:7")).text() == "F=7 rank=1");
+  CHECK(space.tune_problem(parse_filter_spec("laplacian")).text() == "F=3 rank=2");
+  CHECK(space.tune_problem(parse_filter_spec("random:5")).text() == "F=5 rank=5");
+  // The box kernel is in the space of a box and in no other; every method
+  // is in a box's.
+  const DeviceFacts& facts = conv::test::device().facts();
+  std::set<std::string> in_box, in_gaussian;
+  for (const TunePoint& p : tune_space(space, facts, space.tune_problem(parse_filter_spec("box:7"))))
+    in_box.insert(p.at("method"));
+  for (const TunePoint& p : tune_space(space, facts, space.tune_problem(parse_filter_spec("gaussian:7"))))
+    in_gaussian.insert(p.at("method"));
+  CHECK(in_box.count("box") == 1);
+  CHECK(in_gaussian.count("box") == 0);
+  for (const std::string& m : methods(*step)) {
+    INFO("method " << m);
+    CHECK(in_box.count(m) == 1);
+  }
   std::mt19937 rng(conv::test::run_seed() + 6);
   const Image img = conv::test::random_image(70, 45, rng);
-  auto run = [&](const std::string& spec, const std::string& kernel) {
+  auto run = [&](const std::string& spec) {
     RunOptions options;
-    options.values["variant"] = "auto";
-    if (!kernel.empty()) options.values["variant"] = "fused", options.values["fused-kernel"] = kernel;
+    options.values["method"] = "box";
     const Problem problem = make_problem(img, parse_filter_spec(spec), Border::zero);
-    std::tie(options.wg_x, options.wg_y) = step->default_work_group(conv::test::device().facts(), problem.filter, options);
-    conv::test::use_student_kernel("step8-separable", options);
+    std::tie(options.wg_x, options.wg_y) = step->default_work_group(facts, problem.filter, options);
     return run_step(*step, conv::test::device(), problem, options, 0);
   };
-  CHECK_THAT(run("box:21", "").note, ContainsText("adds only"));  // auto: from F = 9 on a GPU, 21 on a CPU
-  CHECK_THAT(run("gaussian:21", "").note, !ContainsText("adds only"));
-  CHECK_THROWS_AS(run("gaussian:9", "box"), UsageError);
-  CHECK_THROWS_AS(run("sobel-x", "box"), UsageError);
+  CHECK_THAT(run("box:21").note, ContainsText("adds only"));
+  CHECK_THROWS_AS(run("gaussian:9"), UsageError);
+  CHECK_THROWS_AS(run("sobel-x"), UsageError);
 }
