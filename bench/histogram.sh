@@ -31,6 +31,11 @@
 #                                     map); then lane-copies with 1, 2 and 4
 #                                     loads in flight and 128, 256, 512 pixels
 #                                     per work-item (random image)
+#   histogram-tune-TAG.csv            histogram --tune on the large synthetic
+#                                     image (stores nothing): every candidate's
+#                                     whole call (phase call), then the re-timed
+#                                     medians of the documented defaults and of
+#                                     the winner, timed in turns
 #   histogram-breakdown-TAG.csv       the cost of OpenCL, phase by phase, for
 #                                     global-partials on 1024x1024 pixels (the
 #                                     source's 1048576-element buffer, the histogram post)
@@ -50,7 +55,8 @@
 #   SMALL_ROUNDS=5       fresh start-ups for the 1024x1024 breakdown
 #   LOG=/tmp/histogram-TAG.log
 #   PARTS="main bench floor breakdown full"   the CSVs to write, in that order
-#                        (sweep and lanes are extra: PARTS="... sweep lanes")
+#                        (sweep, lanes and tune are extra: PARTS="... sweep lanes tune")
+#   BUDGET=600           seconds of search for the tune part
 # Device options (--platform, --device, --device-type) may also come from
 # CLCONV_PLATFORM, CLCONV_DEVICE, CLCONV_DEVICE_TYPE.
 set -euo pipefail
@@ -161,6 +167,16 @@ lanes() {  # the wait and the read-back of lane-copies and one-launch; then lane
   mv "$out.tmp.csv" "$out"
 }
 
+tune_part() {  # the tuner's candidates and its re-timed defaults and winner
+  local out="$results/histogram-tune-$tag.csv"
+  echo "histogram.sh: histogram-tune-$tag" >&2
+  echo "== histogram-tune-$tag: histogram --tune --image synthetic:$size ${device[*]}" >> "$log"
+  "$bin" --tune --image "synthetic:$size" --budget "${BUDGET:-600}" --no-store --output "$out.tmp.csv" \
+    "${device[@]}" >> "$log" 2>&1 && grep -q ',re-timed winner,' "$out.tmp.csv" ||
+    { echo "histogram.sh: histogram-tune-$tag failed, see $log" >&2; rm -f "$out.tmp.csv"; exit 1; }
+  mv "$out.tmp.csv" "$out"
+}
+
 for part in ${PARTS:-main bench floor breakdown full}; do
   case "$part" in
     main)  run "histogram-$tag" --image "synthetic:$size" --variant all --reps "$reps" --limits \
@@ -170,6 +186,7 @@ for part in ${PARTS:-main bench floor breakdown full}; do
     floor) floors ;;
     sweep) sweep ;;
     lanes) lanes ;;
+    tune)  tune_part ;;
     # The drivers' own caches off, so that "build (cold)" starts from nothing.
     breakdown) POCL_KERNEL_CACHE=0 CUDA_CACHE_DISABLE=1 run "histogram-breakdown-$tag" \
              --image synthetic:1024x1024 --variant serial,global-partials --breakdown \

@@ -3,11 +3,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <random>
+#include <tuple>
 
 #include "common/core/errors.hpp"
 #include "common/machinery/cli.hpp"
@@ -262,6 +264,23 @@ SearchOutcome tune_image(DeviceContext& device, const std::string& spec, const R
   };
   SearchOutcome outcome = search(job);
   std::cerr << program << ": " << outcome.verdict << "\n";
+  if (rows) {
+    // The re-timing's medians (rounds in turns): the defaults, and what is
+    // stored (the defaults again when nothing beat them).
+    const StoredWinner stored = winner_to_store(outcome);
+    for (const auto& [phase, point, ms] : {std::make_tuple("re-timed defaults", outcome.defaults, outcome.default_ms),
+                                          std::make_tuple("re-timed winner", stored.point, stored.ms)}) {
+      Stats stats;
+      stats.median_ms = ms;
+      stats.reps = job.retime_rounds;
+      const Chosen c = chosen(point);
+      Row r = make_row(facts, c.variant->name, phase, spec, image.width, image.height, stats);
+      r.min_ms = r.mean_ms = NAN;
+      r.chunk = c.settings.chunk;
+      r.wg = c.settings.wg;
+      rows->push_back(r);
+    }
+  }
   if (settings.store && !store_winner(tunable, facts, problem, winner_to_store(outcome)))
     std::cerr << program << ": could not store the result (no usable cache folder)\n";
   return outcome;
@@ -311,7 +330,9 @@ int tune_main(int argc, char** argv) {
         ->check(CLI::Range(1, 1000));
     app.add_flag("--small", settings.small, "A small space (a few values of each parameter): a quick look");
     app.add_flag("--no-store", no_store, "Print the winner, store nothing");
-    app.add_option("--output", output, "Also write every candidate's whole call as CSV to this file")
+    app.add_option("--output", output,
+                   "Also write every candidate's whole call as CSV to this file (phase call), then the re-timed "
+                   "medians of the defaults and of what is stored (phases re-timed defaults, re-timed winner)")
         ->check(file_name());
     app.add_flag("--no-binary-cache", no_cache, "Always compile from source (also: CLCONV_NO_BINARY_CACHE=1)");
     add_device_options(app, device_options);
