@@ -112,3 +112,18 @@ print('ok')")
   set_tests_properties(course_diff_steps_shows_every_file_and_stays_small PROPERTIES
     LABELS docs TIMEOUT 60 PASS_REGULAR_EXPRESSION "\nok")
 endif()
+
+# tools/tune tunes every tunable step and the histogram in one command, and
+# stores each one's result where its later runs find it.
+add_test(NAME course_tune_tunes_every_tunable_step
+         COMMAND tune --small --budget 2 --reps 1 --image synthetic:64x48 --histogram-image synthetic:64x64
+                 --filters box:3)
+set_tests_properties(course_tune_tunes_every_tunable_step PROPERTIES
+  LABELS "tuner" TIMEOUT 300
+  ENVIRONMENT "XDG_CACHE_HOME=${CMAKE_CURRENT_BINARY_DIR}/tune-cache-all"
+  PASS_REGULAR_EXPRESSION "  step7-tuned F=3: [^\n]*\n  step8-separable F=3 box: [^\n]*\n  step10-fft-tiled F=3: [^\n]*\n  histogram pixels=4096: [^\n]*\nStored in [^\n]*tune-cache-all/clconv/tuned.txt")
+add_test(NAME course_tune_refuses_an_unknown_step
+         COMMAND tune --steps 3)
+set_tests_properties(course_tune_refuses_an_unknown_step PROPERTIES
+  LABELS "tuner" TIMEOUT 60
+  PASS_REGULAR_EXPRESSION "'3' is not a tunable step")
