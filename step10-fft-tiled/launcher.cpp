@@ -13,13 +13,18 @@
 #include "common/core/errors.hpp"
 #include "common/core/step.hpp"
 #include "common/machinery/tuning.hpp"
-#include "step10-fft-tiled/candidates/launch.hpp"
 #include "step10-fft-tiled/tile.hpp"
 
 namespace conv {
 namespace embedded {
 extern const char* const CLCONV_STEP_KERNEL;
 }
+// The candidate layouts' host code, the tuner's (launch.hpp and launch.cpp
+// in the candidates folder): why a point cannot run in one, and its kernel.
+std::string candidate_ruled_out(const std::string& layout, int N, long long items, std::uint64_t local_mem_bytes);
+cl::Kernel candidate_kernel(DeviceContext& device, Launch& launch, const std::string& lesson_source,
+                            const std::string& layout, const Problem& problem, const cl::Buffer& input,
+                            const cl::Buffer& output, int N, int items, int pairs_x);
 
 namespace {
 
@@ -46,8 +51,8 @@ class ThisStep : public Step, public Tunable {
              tiles, {"64", "128", "256"}, one_of(tiles), {"32", "64"}},
             {"layout",
              "local: the whole tile in local memory (convolve.cl); split: four N/2 x N/2 sub-tiles through local "
-             "memory in turn, N >= 32 (candidates/split.cl); registers: each line of the tile in one work-item's "
-             "registers, N = 16 to 64 (candidates/registers.cl)",
+             "memory in turn, N >= 32 (a candidate: split.cl); registers: each line of the tile in one work-item's "
+             "registers, N = 16 to 64 (a candidate: registers.cl)",
              {"local", "split", "registers"}, {"local", "registers"}}};
   }
   // One dimension: the kernels loop over their butterflies (or lines), so
@@ -139,7 +144,7 @@ class ThisStep : public Step, public Tunable {
                                              "the output", out_width);
 
     // 2. The kernel and its arguments: convolve (below), or a candidate
-    //    layout's (candidates/launch.cpp).
+    //    layout's (the candidates' launch.cpp).
     cl::Kernel kernel =
         layout == "local"
             ? convolve_kernel(device, launch, problem, options, input, output, N, items, pairs_x)

@@ -28,7 +28,7 @@ double tile_flops_per_output(int N, int F);
 // `local_mem_bytes` (docs/step10-fft-tiled.md, "Which tile"): of the tiles
 // at least F wide, the one with the fewest flops per output among those
 // that fit local memory whole, or, where it takes more, split in four
-// (candidates/split.cl, tile_local_bytes(N / 2), N >= 32). `split` says
+// (the split candidate, tile_local_bytes(N / 2), N >= 32). `split` says
 // which. 0 when no tile fits.
 struct DefaultTile {
   int tile = 0;
