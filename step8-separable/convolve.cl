@@ -1,26 +1,13 @@
-// Step 8: the separable filter (docs/step8-separable.md). A filter that is
-// an outer product, K = column * row^T, is two 1D filters, so the F x F sum
-// becomes two sums of F: a row pass (1 x F taps, over every padded row)
-// into an intermediate image, then a column pass (F x 1 taps) over it. Each
-// pass is step 6's kernel with a TAPS_Y x TAPS_X window instead of F x F:
-// the host builds this one source twice, TAPS_X = F for the row pass and
-// TAPS_Y = F for the column pass. A filter of rank k (the SVD, on the host)
-// is k such pairs; the column passes after the first add to the output
-// (`accumulate`). One pass's code grows with F, not F * F, so the loop over
-// tile rows can be unrolled (UNROLL_ROWS) at any width.
-//
-// The register block's loops are functions here, so that the tuner's
-// candidate kernels (candidates/*.cl, built after this file) reuse them.
+// Step 8: the separable filter (docs/step8-separable.md). A filter
+// K = column * row^T is two 1D filters, so the F x F sum becomes a row pass
+// (1 x F taps) into an intermediate image, then a column pass (F x 1) over
+// it: step 6's kernel with a TAPS_Y x TAPS_X window, this source built once
+// for each. A filter of rank k (its SVD, on the host) is k such pairs; the
+// column passes after the first add to the output (`accumulate`). The
+// block's loops are functions, which the tuner's candidate kernels
+// (candidates/*.cl, built after this file) call too.
 
 #define ROW_FLOAT4S ((BLOCK_X + TAPS_X - 1 + 3) / 4)  // the tile row under a block, in float4s
-
-inline void zero_block(float sum[BLOCK_Y][BLOCK_X]) {
-#pragma unroll
-  for (int by = 0; by < BLOCK_Y; by++) {
-#pragma unroll
-    for (int bx = 0; bx < BLOCK_X; bx++) sum[by][bx] = 0.0f;  // every sum starts at zero
-  }
-}
 
 // Tile row j (in registers) meets output row by of the block through
 // window row j - by.
@@ -87,7 +74,11 @@ __kernel void convolve(__global const float* input,   // padded, in_pitch floats
   const int y = get_global_id(1) * BLOCK_Y;
 
   float sum[BLOCK_Y][BLOCK_X];
-  zero_block(sum);
+#pragma unroll
+  for (int by = 0; by < BLOCK_Y; by++) {
+#pragma unroll
+    for (int bx = 0; bx < BLOCK_X; bx++) sum[by][bx] = 0.0f;  // every sum starts at zero
+  }
   // Tile row j meets output row by of the block through window row j - by.
 #ifdef UNROLL_ROWS
 #pragma unroll

@@ -68,48 +68,44 @@ double separable_tolerance(const Filter& filter) {
 
 SeparableFilter separate(const Filter& filter) {
   const int n = filter.width;
-  const std::size_t nn = static_cast<std::size_t>(n) * n;
+  auto at = [n](int r, int c) { return static_cast<std::size_t>(r) * n + c; };
   std::vector<double> w(filter.weights.begin(), filter.weights.end()), v;
   jacobi_svd(w, v, n);
 
   SeparableFilter s;
   s.width = n;
-  std::vector<int> order(static_cast<std::size_t>(n));
-  std::vector<double> sigma(static_cast<std::size_t>(n));
+  std::vector<int> order(n);
+  std::vector<double> sigma(n);
   for (int j = 0; j < n; ++j) {
     double sq = 0;
-    for (int r = 0; r < n; ++r) sq += w[static_cast<std::size_t>(r) * n + j] * w[static_cast<std::size_t>(r) * n + j];
-    sigma[static_cast<std::size_t>(j)] = std::sqrt(sq);
+    for (int r = 0; r < n; ++r) sq += w[at(r, j)] * w[at(r, j)];
+    sigma[j] = std::sqrt(sq);
   }
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return sigma[a] > sigma[b]; });
-  for (int j : order) s.singular_values.push_back(sigma[static_cast<std::size_t>(j)]);
+  for (int j : order) s.singular_values.push_back(sigma[j]);
   const double top = s.singular_values.front();
   for (double x : s.singular_values) s.full_rank += x > n * DBL_EPSILON * top ? 1 : 0;
 
   const double tolerance = separable_tolerance(filter);
   s.residual = std::vector<double>(filter.weights.begin(), filter.weights.end());
-  s.magnitude.assign(nn, 0.0);
+  s.magnitude.assign(at(n, 0), 0.0);
   for (int j : order) {
-    const double sj = sigma[static_cast<std::size_t>(j)];
+    const double sj = sigma[j], root = std::sqrt(sj);
     if (s.rank > 0 && sj == 0.0) break;
-    std::vector<double> column(static_cast<std::size_t>(n)), row(static_cast<std::size_t>(n));
-    const double root = std::sqrt(sj);
-    for (int r = 0; r < n; ++r)  // u_j sqrt(sigma_j) = W's column j / sqrt(sigma_j)
-      column[static_cast<std::size_t>(r)] = sj > 0 ? w[static_cast<std::size_t>(r) * n + j] / root : 0.0;
-    for (int c = 0; c < n; ++c) row[static_cast<std::size_t>(c)] = v[static_cast<std::size_t>(c) * n + j] * root;
+    std::vector<double> column(n), row(n);
+    for (int r = 0; r < n; ++r) column[r] = sj > 0 ? w[at(r, j)] / root : 0.0;  // u_j sqrt(sigma_j) = W's column j / sqrt(sigma_j)
+    for (int c = 0; c < n; ++c) row[c] = v[at(c, j)] * root;
     s.columns.push_back(to_float_clean(column));
     s.rows.push_back(to_float_clean(row));
     ++s.rank;
     double worst = 0;
     for (int r = 0; r < n; ++r)
       for (int c = 0; c < n; ++c) {
-        const double a = s.columns.back()[static_cast<std::size_t>(r)];
-        const double b = s.rows.back()[static_cast<std::size_t>(c)];
-        const std::size_t i = static_cast<std::size_t>(r) * n + c;
-        s.residual[i] -= a * b;
-        s.magnitude[i] += std::fabs(a * b);
-        worst = std::max(worst, std::fabs(s.residual[i]));
+        const double product = static_cast<double>(s.columns.back()[r]) * s.rows.back()[c];
+        s.residual[at(r, c)] -= product;
+        s.magnitude[at(r, c)] += std::fabs(product);
+        worst = std::max(worst, std::fabs(s.residual[at(r, c)]));
       }
     if (worst <= tolerance) break;
   }

@@ -1,11 +1,8 @@
 // Step 8's launcher: the filter as a sum of separable terms (decompose.hpp),
-// each a row pass and a column pass of step 6's kernel with a 1D window.
-// The row pass writes an intermediate image, `mid`; the column pass reads
-// it and writes the output, and the column passes of terms 2..k add to it.
-// The layout is step 5's aligned rows, with whole blocks as in step 6. What
-// runs is a point of the search space (tuning.hpp): the lesson's passes by
-// default; a candidate kernel (candidates/) where the options or the tuner
-// say so.
+// each a row pass into an intermediate image, `mid`, and a column pass from
+// it into the output (the column passes of terms 2..k add to it), with step
+// 6's layout, tile and blocks. The method is a point of the search space
+// (tuning.hpp): these passes by default, else a candidate (candidates/).
 #include <memory>
 #include <numeric>
 
@@ -22,24 +19,16 @@ extern const char* const CLCONV_STEP_KERNEL;  // convolve.cl, embedded at build 
 
 namespace {
 
-class ThisStep : public Step, public SeparableSpace {
+class ThisStep : public SeparableStep {  // its options and work-group: tuning.hpp
  public:
   std::string name() const override { return CLCONV_STEP_NAME; }
   std::string summary() const override {
     return "separable terms (SVD): a row pass and a column pass of F taps each, not F x F";
   }
-  std::vector<StepOption> options() const override {
-    return tuned_options(tune_parameters(), ", or auto (the tuned winner, else the default; docs/step8-separable.md)");
-  }
   std::string embedded_source() const override { return embedded::CLCONV_STEP_KERNEL; }
-  bool exact_sums() const override { return false; }
+  bool exact_sums() const override { return false; }  // a sum of terms: decompose.hpp's bound
   Comparison compare(const Image& output, const Problem& problem, const Reference& reference) const override {
     return compare_separable(output, problem.padded, separate(problem.filter), reference);
-  }
-  bool builds_kernel_file(const RunOptions& options) const override { return lesson_kernel_only(*this, options); }
-  std::pair<int, int> default_work_group(const DeviceFacts& facts, const Filter& filter,
-                                         const RunOptions& options) const override {
-    return size_of(resolve_separable(*this, *this, facts, filter, options, false).point, "wg");
   }
 
   Launch prepare(DeviceContext& device, const Problem& problem, const RunOptions& options) override {
@@ -48,36 +37,29 @@ class ThisStep : public Step, public SeparableSpace {
     const SeparableFilter terms = separate(problem.filter);
     const int out_width = problem.out_width(), out_height = problem.out_height();
     const int filter_width = problem.filter.width;
-    const Resolved resolved = resolve_separable(*this, *this, device.facts(), problem.filter, options, true);
+    const Resolved resolved = resolve(device.facts(), problem.filter, options, true);
     const TunePoint& point = resolved.point;
-    const std::string note = describe_work(terms) + "; " + point_text(*this, point) + " (" + resolved.origin + ")";
-    if (point.at("method") != "passes") {  // both passes in one kernel: a candidate
-      Launch launch = launch_candidate(*this, device, problem, options, point, terms);
-      launch.note = note + (launch.note.empty() ? "" : "; " + launch.note);
-      return launch;
-    }
+    if (point.at("method") != "passes")  // both passes in one kernel: a candidate
+      return launch_candidate(*this, device, problem, options, point, terms, note(terms, resolved));
     const auto [bx, by] = size_of(point, "block");          // the row pass's
     const auto [cx, cy] = size_of(point, "column-block");   // the column pass's
-    // The device image's rows: the groups of both passes cover a grid of
-    // whole blocks, and each reads up to three floats past its tile to
-    // finish its last float4. Rows start on 128 bytes.
+    // The device image's rows: the groups cover a grid of whole blocks,
+    // rounded up to the work-group, and each reads up to three floats past
+    // its tile to finish its last float4. Rows start on 128 bytes.
     const std::size_t group_w = static_cast<std::size_t>(options.wg_x) * bx;
     const std::size_t group_h = static_cast<std::size_t>(options.wg_y) * by;
     const std::size_t column_w = static_cast<std::size_t>(options.wg_x) * cx;
     const std::size_t column_h = static_cast<std::size_t>(options.wg_y) * cy;
-    const std::size_t grid_w = round_up(out_width, std::lcm(group_w, column_w));
+    const std::size_t grid_w = round_up(out_width, std::lcm(group_w, column_w));  // both passes' groups
     const std::size_t grid_h = round_up(out_height, column_h);
     const std::size_t reach = grid_w + filter_width + 2;
     const int in_pitch = static_cast<int>(round_up(reach, 32));  // floats per row
     // The row pass covers every padded row the column pass reads.
     const std::size_t in_rows = round_up(grid_h + filter_width - 1, group_h);
 
-    // 1. Buffers: the padded image goes in, pitched; the output, read and
-    //    written (the column passes of terms 2..k add to it), covers the
-    //    grid. Between them `mid`, the row pass's output, grid_w floats per
-    //    row; filled once, though the row pass writes every float of it:
-    //    without this, Oclgrind reports the column pass's tile loads from it
-    //    as uninitialized, which we have not explained (docs/reliability.md).
+    // 1. Buffers: the padded image and the terms' filters go in, the output
+    //    comes out. The input is pitched: zeros, then the image's rows written
+    //    in_pitch floats apart. The output covers the grid: whole blocks.
     Launch launch(device);
     const std::size_t in_bytes = sizeof(float) * in_pitch * in_rows;
     const std::size_t row_bytes = sizeof(float) * in.width;
@@ -86,13 +68,16 @@ class ThisStep : public Step, public SeparableSpace {
     queue.enqueueWriteBufferRect(input, CL_TRUE, {0, 0, 0}, {0, 0, 0},
                                  {row_bytes, static_cast<std::size_t>(in.height), 1},
                                  sizeof(float) * in_pitch, 0, row_bytes, 0, in.pixels.data());
-    const std::size_t mid_bytes = sizeof(float) * grid_w * in_rows;
-    cl::Buffer mid = launch.buffer(CL_MEM_READ_WRITE, mid_bytes, "the intermediate image of the row pass", grid_w);
-    queue.enqueueFillBuffer(mid, 0.0f, 0, mid_bytes);
-    const std::size_t out_pitch = grid_w;  // floats per row, of mid and the output
+    const std::size_t out_pitch = grid_w;  // floats per row
     cl::Buffer output = launch.output_buffer(CL_MEM_READ_WRITE, sizeof(float) * out_pitch * grid_h,
-                                             "the output", out_pitch);
-    // The terms' filters: one buffer of F weights per pass and term.
+                                             "the output", out_pitch);  // read too: terms 2..k add to it
+    // Between the passes `mid`, out_pitch floats per row. Filled, though the
+    // row pass writes all of it: else Oclgrind reports the column pass's
+    // loads from it as uninitialized, unexplained (docs/reliability.md).
+    const std::size_t mid_bytes = sizeof(float) * out_pitch * in_rows;
+    cl::Buffer mid = launch.buffer(CL_MEM_READ_WRITE, mid_bytes, "the intermediate image", out_pitch);
+    queue.enqueueFillBuffer(mid, 0.0f, 0, mid_bytes);
+    // One buffer of F weights per pass and term.
     std::vector<cl::Buffer> row_filters, column_filters;
     for (int t = 0; t < terms.rank; ++t) {
       const std::string term = " of term " + std::to_string(t + 1);
@@ -160,7 +145,7 @@ class ThisStep : public Step, public SeparableSpace {
       return result;
     };
     launch.work_group = shape_text(local);
-    launch.note = note;
+    launch.note = note(terms, resolved);
     return launch;
   }
 };

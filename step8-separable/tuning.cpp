@@ -174,14 +174,29 @@ std::string SeparableSpace::tune_command(const TuneProblem& problem) const {
   return "build/bin/" + tune_name() + " --tune --filters " + spec;
 }
 
-Resolved resolve_separable(const Step& step, const SeparableSpace& space, const DeviceFacts& facts,
-                           const Filter& filter, const RunOptions& options, bool with_work_group) {
-  TunePoint given = given_values(step, space, options);
+std::vector<StepOption> SeparableStep::options() const {
+  return tuned_options(tune_parameters(), ", or auto (the tuned winner, else the default; docs/step8-separable.md)");
+}
+
+std::pair<int, int> SeparableStep::default_work_group(const DeviceFacts& facts, const Filter& filter,
+                                                      const RunOptions& options) const {
+  return size_of(resolve(facts, filter, options, false).point, "wg");
+}
+
+bool SeparableStep::builds_kernel_file(const RunOptions& options) const {
+  const std::string method = option(options, "method");
+  return (method == "auto" || method == "passes") && option(options, "rows") != "direct" &&
+         option(options, "columns") != "direct";
+}
+
+Resolved SeparableStep::resolve(const DeviceFacts& facts, const Filter& filter, const RunOptions& options,
+                                bool with_work_group) const {
+  TunePoint given = given_values(*this, *this, options);
   if (!options.kernel_source.empty())  // a --kernel file stands for convolve: the passes with a tile
     for (const auto& [name, value] : TunePoint{{"method", "passes"}, {"rows", "tile"}, {"columns", "tile"}})
       given.emplace(name, value);
   if (with_work_group) given["wg"] = std::to_string(options.wg_x) + "x" + std::to_string(options.wg_y);
-  Resolved r = resolve_point(space, facts, space.tune_problem(filter), given);
+  Resolved r = resolve_point(*this, facts, tune_problem(filter), given);
   // Over the device's local memory or work-group size, prepare()'s checks
   // name the limit; any other reason is a combination the kernels lack.
   if (!r.why.empty() && r.why.find("local memory") == std::string::npos && r.why.rfind("work-group", 0) != 0)
@@ -189,10 +204,8 @@ Resolved resolve_separable(const Step& step, const SeparableSpace& space, const 
   return r;
 }
 
-bool lesson_kernel_only(const Step& step, const RunOptions& options) {
-  const std::string kernel = step.option(options, "method");
-  return (kernel == "auto" || kernel == "passes") && step.option(options, "rows") != "direct" &&
-         step.option(options, "columns") != "direct";
+std::string SeparableStep::note(const SeparableFilter& terms, const Resolved& resolved) const {
+  return describe_work(terms) + "; " + point_text(*this, resolved.point) + " (" + resolved.origin + ")";
 }
 
 }  // namespace conv

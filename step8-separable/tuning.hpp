@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/core/step.hpp"
 #include "common/machinery/tuning.hpp"
 #include "step8-separable/decompose.hpp"
 
@@ -35,15 +36,25 @@ class SeparableSpace : public Tunable {
 TuneProblem separable_problem(const SeparableFilter& terms);
 int problem_rank(const TuneProblem& problem);
 
-// The point a run uses (resolve_point: the options given, then the tuned
-// winner, then the defaults); UsageError when the values given cannot go
-// together. A --kernel file stands for convolve.cl: the passes with a tile
-// run it unless the options say otherwise. In prepare() the work-group is
-// the run's own; in default_work_group() it is to be found.
-Resolved resolve_separable(const Step& step, const SeparableSpace& space, const DeviceFacts& facts,
-                           const Filter& filter, const RunOptions& options, bool with_work_group);
-// Whether the options run the lesson's kernel alone (Step::builds_kernel_file).
-bool lesson_kernel_only(const Step& step, const RunOptions& options);
+// Step 8 as a Step, as far as the space decides it: its options
+// (tuned_options), the work-group --wg auto gives it, which options build a
+// --kernel file (the lesson's passes alone: a file stands for convolve.cl),
+// and the point a run uses (resolve_point: the options given, then the
+// tuned winner, then the defaults; UsageError when the values given cannot
+// go together) with the line the run's note gives it.
+class SeparableStep : public Step, public SeparableSpace {
+ public:
+  std::vector<StepOption> options() const override;
+  std::pair<int, int> default_work_group(const DeviceFacts& facts, const Filter& filter,
+                                         const RunOptions& options) const override;
+  bool builds_kernel_file(const RunOptions& options) const override;
+  // In prepare() the work-group is the run's own; in default_work_group()
+  // it is to be found.
+  Resolved resolve(const DeviceFacts& facts, const Filter& filter, const RunOptions& options,
+                   bool with_work_group) const;
+  // "rank 1 of 31 (...); method=passes ... (documented defaults for a CPU ...)".
+  std::string note(const SeparableFilter& terms, const Resolved& resolved) const;
+};
 
 // A point's "WxH" (a block, "block" or "column-block", or "wg") as numbers.
 std::pair<int, int> size_of(const TunePoint& point, const std::string& name);

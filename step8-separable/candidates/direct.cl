@@ -21,8 +21,7 @@ void convolve_direct(__global const float* input,   // padded, in_pitch floats p
                      const int accumulate) {        // add to the output (terms after the first)
   const int x = get_global_id(0) * BLOCK_X;
   const int y = get_global_id(1) * BLOCK_Y;
-  float sum[BLOCK_Y][BLOCK_X];
-  zero_block(sum);
+  float sum[BLOCK_Y][BLOCK_X] = {{0.0f}};
 #ifdef UNROLL_ROWS
 #pragma unroll
 #endif

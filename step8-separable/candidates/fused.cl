@@ -81,8 +81,7 @@ void convolve_fused(__global const float* input,   // padded, in_pitch floats pe
   barrier(CLK_LOCAL_MEM_FENCE);
 
   const int mid_width = WG_X * BLOCK_X;
-  float sum[BLOCK_Y][BLOCK_X];
-  zero_block(sum);
+  float sum[BLOCK_Y][BLOCK_X] = {{0.0f}};
   for (int term = 0; term < rank; term++) {
     __constant float* row_weights = filter + term * 2 * F;
     __constant float* column_weights = row_weights + F;
@@ -135,8 +134,7 @@ void convolve_fused_direct(__global const float* input,   // padded, in_pitch fl
                            const int rank) {              // terms in `filter`
   const int x = get_global_id(0) * BLOCK_X;
   const int y = get_global_id(1) * BLOCK_Y;
-  float sum[BLOCK_Y][BLOCK_X];
-  zero_block(sum);
+  float sum[BLOCK_Y][BLOCK_X] = {{0.0f}};
   for (int term = 0; term < rank; term++) {
     __constant float* row_weights = filter + term * 2 * F;
     __constant float* column_weights = row_weights + F;

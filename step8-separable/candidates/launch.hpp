@@ -27,9 +27,9 @@ Pass direct_pass(const Step& step, DeviceContext& device, const RunOptions& opti
                  const cl::Buffer& to, int to_pitch);
 
 // The candidates that run both passes in one kernel: fused, fused-direct,
-// strip and box, as `point` says.
+// strip and box, as `point` says; `note` begins the launch's note.
 Launch launch_candidate(const Step& step, DeviceContext& device, const Problem& problem, const RunOptions& options,
-                        const TunePoint& point, const SeparableFilter& terms);
+                        const TunePoint& point, const SeparableFilter& terms, const std::string& note);
 
 // Why the one-kernel candidate `kernel` cannot run on this device (its
 // local or constant memory over the device's, a work-group too small for

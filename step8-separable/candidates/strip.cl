@@ -63,8 +63,7 @@ void convolve_fused_strip(__global const float* input,   // padded, in_pitch flo
   const int bottom = min(top + strip_rows, out_rows);
   int summed = top;  // input rows top .. summed - 1 have their row sums in the ring
   for (int y = top; y < bottom; y += CHUNK) {
-    float sum[BLOCK_Y][BLOCK_X];
-    zero_block(sum);
+    float sum[BLOCK_Y][BLOCK_X] = {{0.0f}};
     for (int term = 0; term < rank; term++) {
       __constant float* row_weights = filter + term * 2 * F;
       __constant float* column_weights = row_weights + F;
