@@ -71,11 +71,13 @@ int main(int argc, char** argv) {
     int n = 0;
     for (const auto& b : device.built()) {
       std::cout << "== " << b.label << " [" << b.options << "] on " << device.facts().name << "\n";
-      if (nvidia) {
-        cl::Program verbose = build_program(device.context(), device.device(), b.source,
-                                            b.options + " -cl-nv-verbose", b.label);
-        std::cout << verbose.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device.device()) << "\n";
-      }
+      // The compiler's log, built afresh (a program from the binary cache has
+      // none): its warnings, and on NVIDIA's driver ptxas's registers and spills.
+      cl::Program fresh = build_program(device.context(), device.device(), b.source,
+                                        b.options + (nvidia ? " -cl-nv-verbose" : ""), b.label);
+      std::string log = fresh.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device.device());
+      while (!log.empty() && (log.back() == '\n' || log.back() == '\0' || log.back() == ' ')) log.pop_back();
+      if (!log.empty()) std::cout << log << "\n";
       std::vector<cl::Kernel> kernels;
       cl::Program(b.program).createKernels(&kernels);
       for (const cl::Kernel& k : kernels) {

@@ -41,8 +41,14 @@ cl::Program DeviceContext::program(const std::string& source, const std::string&
   auto it = programs_.find(key);
   if (it != programs_.end()) return it->second;
   const PhaseScope building(KernelPhase::building);  // for a crash's or a timeout's line
-  cl::Program p = build_ ? build_(source, options, label)
-                         : build_program(context_, device_, source, options, label);
+  // PoCL's compiler prints "N warnings generated." on stderr, unasked, for
+  // each `#pragma unroll` its optimizer could not honour: remarks about a
+  // hint written for GPUs, in the middle of a run's output. OpenCL's -w
+  // keeps them out there; an error still fails the build with its log,
+  // and kernel-info prints a kernel's warnings.
+  const std::string built = facts_.platform.find("Portable Computing Language") == std::string::npos ? options
+                            : options.empty() ? "-w" : options + " -w";
+  cl::Program p = build_ ? build_(source, built, label) : build_program(context_, device_, source, built, label);
   programs_.emplace(key, p);
   built_.push_back({label, source, options, p});
   return p;
