@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -114,6 +115,26 @@ TreeUse tree_use(pid_t pid) {
     for (auto c = range.first; c != range.second; ++c) todo.push_back(c->second);
   }
   return use;
+}
+
+int user_tasks(uid_t uid) {
+  int tasks = 0;
+  DIR* d = opendir("/proc");
+  if (!d) return 0;
+  while (const dirent* e = readdir(d)) {
+    char* end = nullptr;
+    const long id = std::strtol(e->d_name, &end, 10);
+    if (id <= 0 || *end) continue;
+    std::ifstream in(std::string("/proc/") + e->d_name + "/status");
+    long real_uid = -1, threads = 0;
+    for (std::string line; std::getline(in, line);) {
+      if (line.rfind("Uid:", 0) == 0) real_uid = std::strtol(line.c_str() + 4, nullptr, 10);
+      else if (line.rfind("Threads:", 0) == 0) threads = std::strtol(line.c_str() + 8, nullptr, 10);
+    }
+    if (real_uid == static_cast<long>(uid)) tasks += static_cast<int>(std::max(1L, threads));
+  }
+  closedir(d);
+  return tasks;
 }
 
 std::function<std::string(ProcessId)> cap_check(const CaseCaps& caps) {

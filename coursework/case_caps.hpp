@@ -33,6 +33,10 @@ struct TreeUse {
 };
 TreeUse tree_use(pid_t pid);
 
+// How many tasks (processes and threads) run with real user ID `uid` now:
+// what RLIMIT_NPROC counts for that user, read from /proc.
+int user_tasks(uid_t uid);
+
 // The caps on a case as a whole (0: none): the disk used under
 // disk_folder, and the resident memory and the threads of the case's whole
 // process tree.

@@ -127,6 +127,18 @@ std::string bwrap_lacks(const std::string& bwrap) {
   return "";
 }
 
+std::uint64_t process_limit(const Sandbox& box) {
+  // RLIMIT_NPROC counts every process and thread of a user (since Linux
+  // 5.14, of a user in a user namespace, and of its owner in the namespaces
+  // around it). For uid 65534 (the grader is root) it is the allowance: the
+  // cases running at once (--jobs) share it. For an instructor's own
+  // account it is what that account runs now plus the allowance, so that
+  // the case can start about that many more and no more.
+  const std::uint64_t allowance = kProcessAllowance + 64 * std::uint64_t{std::max(1u, std::thread::hardware_concurrency())};
+  if (box.enabled && box.drop_to_nobody) return allowance;
+  return allowance + static_cast<std::uint64_t>(user_tasks(getuid()));
+}
+
 std::uint64_t case_memory_cap() {
   // The same as one process may map, plus room for the sandbox's own.
   const std::uint64_t cores = std::max(1u, std::thread::hardware_concurrency());
@@ -149,16 +161,14 @@ ChildSpec sandboxed(const Sandbox& box, const std::string& work, const std::vect
   caps.tree_threads = kCaseThreads;
   spec.over_cap = cap_check(caps);
   if (!box.enabled) {
+    spec.processes = process_limit(box);
     spec.argv = wrapper;
     spec.argv.push_back(box.runner);
     spec.argv.insert(spec.argv.end(), args.begin(), args.end());
     spec.env = runner_env(box, work);
     return spec;
   }
-  // RLIMIT_NPROC counts every process and thread of a user: it means
-  // something for uid 65534, not for an instructor's own account, and the
-  // cases running at once (--jobs) share it; kCaseThreads is per case.
-  if (box.drop_to_nobody) spec.processes = 1024 + 64 * std::max(1u, std::thread::hardware_concurrency());
+  spec.processes = process_limit(box);
   spec.drop_to_nobody = box.drop_to_nobody;
   auto& a = spec.argv;
   // A user namespace of its own, in which no other can be made (no

@@ -47,6 +47,14 @@ std::string bwrap_lacks(const std::string& bwrap);
 ChildSpec sandboxed(const Sandbox& box, const std::string& work, const std::vector<std::string>& args,
                     double timeout_s, const std::vector<std::string>& wrapper = {});
 
+// RLIMIT_NPROC for a case's processes (ChildSpec::processes): an allowance
+// of kProcessAllowance plus 64 per core, all of it for uid 65534 when the
+// grader is root (the cases at once share it), else on top of the tasks the
+// grader's user runs when the case starts. A fork or thread bomb stops there
+// (fork and pthread_create fail with EAGAIN); the threads cap below kills it.
+constexpr std::uint64_t kProcessAllowance = 1024;
+std::uint64_t process_limit(const Sandbox& box);
+
 // The per-case caps.
 constexpr std::uint64_t kCaseDiskBytes = std::uint64_t{1} << 30;
 constexpr int kCaseThreads = 512;
