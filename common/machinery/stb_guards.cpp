@@ -145,6 +145,88 @@ bool jpeg_has_end(const std::vector<std::uint8_t>& b) {
   return false;
 }
 
+// A JPEG's scans and coded data against the size its frame header
+// declares: the work stb_image would do, bounded before it does any. It
+// allocates the whole frame (for a progressive JPEG, 16-bit coefficients
+// besides) whatever the file holds, and decodes missing data as zeros, so a
+// few hundred bytes declaring 16384x16384 pixels would cost gigabytes; and
+// it passes over every block of the frame once per scan, so a file of many
+// scans costs minutes. Every real JPEG codes each 8x8 block of each
+// component in at least one bit (a Huffman code is one bit or more), and
+// libjpeg writes 10 scans for a progressive color file, 6 for a gray one.
+constexpr int kMaxJpegScans = 100;
+
+void check_jpeg_work(const std::string& name, const std::vector<std::uint8_t>& b) {
+  std::size_t pos = jpeg_body(b);
+  if (pos == 0) return;
+  int width = 0, height = 0, scans = 0;
+  bool progressive = false;
+  std::vector<std::pair<int, int>> sampling;  // each component's (h, v)
+  std::uint64_t coded = 0;  // bytes of entropy-coded data after a scan's header
+  bool in_scan = false;
+  while (pos + 1 < b.size()) {
+    if (b[pos] != 0xFF) {  // entropy-coded data between markers
+      coded += in_scan ? 1 : 0;
+      ++pos;
+      continue;
+    }
+    const int marker = b[pos + 1];
+    if (marker == 0xFF) {  // fill byte
+      ++pos;
+      continue;
+    }
+    if (marker == 0x00) {  // a stuffed 0xFF: one byte of data
+      coded += in_scan ? 1 : 0;
+      pos += 2;
+      continue;
+    }
+    if (marker == 0x01 || (marker >= 0xD0 && marker <= 0xD7)) {  // TEM, restart: no length
+      pos += 2;
+      continue;
+    }
+    in_scan = false;
+    if (marker == 0xD9 || pos + 4 > b.size()) break;  // end of image, or of the file
+    const std::size_t length = static_cast<std::size_t>(b[pos + 2]) << 8 | b[pos + 3];
+    // SOF0..SOF15 but DHT (C4), JPG (C8) and DAC (CC): the frame header.
+    if (marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 && marker != 0xCC &&
+        pos + 10 <= b.size() && width == 0) {
+      progressive = marker == 0xC2 || marker == 0xC6 || marker == 0xCA || marker == 0xCE;
+      height = b[pos + 5] << 8 | b[pos + 6];
+      width = b[pos + 7] << 8 | b[pos + 8];
+      const int components = b[pos + 9];
+      for (int c = 0; c < components && pos + 12 + 3 * static_cast<std::size_t>(c) < b.size(); ++c) {
+        const int hv = b[pos + 11 + 3 * c];
+        sampling.push_back({hv >> 4, hv & 15});
+      }
+    }
+    if (marker == 0xDA) {  // start of scan: its data follows the header
+      if (++scans > kMaxJpegScans)
+        throw Error(name + ": JPEG of more than " + std::to_string(kMaxJpegScans) +
+                    " scans (libjpeg writes 10 for a progressive color file): refused unread, as a "
+                    "decompression bomb would be");
+      in_scan = true;
+    }
+    pos += 2 + std::max<std::size_t>(length, 2);
+  }
+  if (width <= 0 || height <= 0 || sampling.empty()) return;  // stb_image refuses these itself
+  int h_max = 0, v_max = 0;
+  for (const auto& [h, v] : sampling) {
+    if (h < 1 || h > 4 || v < 1 || v > 4) return;  // stb_image refuses these itself
+    h_max = std::max(h_max, h), v_max = std::max(v_max, v);
+  }
+  std::uint64_t blocks = 0;  // of the component with the most
+  for (const auto& [h, v] : sampling) {
+    const std::uint64_t w = (static_cast<std::uint64_t>(width) * h + h_max - 1) / h_max;
+    const std::uint64_t t = (static_cast<std::uint64_t>(height) * v + v_max - 1) / v_max;
+    blocks = std::max(blocks, ((w + 7) / 8) * ((t + 7) / 8));
+  }
+  if (coded * 8 < blocks)
+    throw Error(name + ": " + (progressive ? "progressive " : "") + "JPEG of " + std::to_string(width) + "x" +
+                std::to_string(height) + " pixels holds " + std::to_string(coded) +
+                " bytes of coded data, less than one bit per 8x8 block (" + std::to_string((blocks + 7) / 8) +
+                " bytes): refused unread, as a decompression bomb would be");
+}
+
 // A BMP's pixel data against its header, for every header stb_image
 // decodes (the 12-byte OS/2 BITMAPCOREHEADER; the 40-, 56-, 108- and
 // 124-byte Windows ones; 1-, 4- and 8-bit palettes; 16-, 24- and 32-bit
@@ -260,6 +342,7 @@ ImageInfo check_image_bytes(const std::string& name, const std::vector<std::uint
   check_dimensions(name, info.width, height);
   info.height = static_cast<int>(height);
   check_not_truncated(name, bytes, info.width, info.height);
+  check_jpeg_work(name, bytes);
   return info;
 }
 

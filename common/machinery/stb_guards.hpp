@@ -12,8 +12,10 @@ namespace conv {
 
 // Everything checked before stb_image may decode `bytes` (every loader of
 // the project calls it): formats it is not to decode, JPEG
-// Huffman tables it would write past, sizes over the limits, and files it
-// would decode although they are cut short (it pads them with zeros).
+// Huffman tables it would write past, sizes over the limits, files it
+// would decode although they are cut short (it pads them with zeros), and
+// JPEG decompression bombs: more than 100 scans, or less coded data than
+// one bit per 8x8 block of the size the file declares.
 // Returns the size and channels; Error naming `name` otherwise.
 struct ImageInfo {
   int width = 0, height = 0, channels = 0;
