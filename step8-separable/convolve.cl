@@ -1,16 +1,13 @@
 // Step 8: the separable filter (docs/step8-separable.md). A filter
-// K = column * row^T is two 1D filters, so the F x F sum becomes a row pass
-// (1 x F taps) into an intermediate image, then a column pass (F x 1) over
-// it: step 6's kernel with a TAPS_Y x TAPS_X window, this source built once
-// for each. A filter of rank k (its SVD, on the host) is k such pairs; the
+// K = column * row^T is a row pass (1 x F taps) into an intermediate image,
+// then a column pass (F x 1) over it: step 6's kernel with a TAPS_Y x TAPS_X
+// window, built once for each. A filter of rank k is k such pairs; the
 // column passes after the first add to the output (`accumulate`). The
-// block's loops are functions, which the tuner's candidate kernels
-// (candidates/*.cl, built after this file) call too.
+// tuner's candidate kernels, built after this file, call its functions.
 
 #define ROW_FLOAT4S ((BLOCK_X + TAPS_X - 1 + 3) / 4)  // the tile row under a block, in float4s
 
-// Tile row j (in registers) meets output row by of the block through
-// window row j - by.
+// Tile row j (in registers) meets output row by through window row j - by.
 inline void add_tile_row(float sum[BLOCK_Y][BLOCK_X], const float* row, const int j,
                          __constant const float* filter) {
 #pragma unroll
@@ -27,8 +24,7 @@ inline void add_tile_row(float sum[BLOCK_Y][BLOCK_X], const float* row, const in
   }
 }
 
-// The block's sums stored as float4s, added to what the output holds when
-// `accumulate` is set (the column pass of a term after the first).
+// The block's sums stored as float4s, added to the output's when `accumulate`.
 inline void store_block(float sum[BLOCK_Y][BLOCK_X], __global float* output, const int x, const int y,
                         const int out_pitch, const int accumulate) {
 #pragma unroll

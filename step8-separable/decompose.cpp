@@ -94,7 +94,8 @@ SeparableFilter separate(const Filter& filter) {
     const double sj = sigma[j], root = std::sqrt(sj);
     if (s.rank > 0 && sj == 0.0) break;
     std::vector<double> column(n), row(n);
-    for (int r = 0; r < n; ++r) column[r] = sj > 0 ? w[at(r, j)] / root : 0.0;  // u_j sqrt(sigma_j) = W's column j / sqrt(sigma_j)
+    // u_j sqrt(sigma_j) = W's column j / sqrt(sigma_j); v_j sqrt(sigma_j).
+    for (int r = 0; r < n; ++r) column[r] = sj > 0 ? w[at(r, j)] / root : 0.0;
     for (int c = 0; c < n; ++c) row[c] = v[at(c, j)] * root;
     s.columns.push_back(to_float_clean(column));
     s.rows.push_back(to_float_clean(row));
@@ -114,15 +115,12 @@ SeparableFilter separate(const Filter& filter) {
 
 std::string describe_work(const SeparableFilter& s) {
   std::ostringstream out;
-  out << "rank " << s.rank << " of " << s.width << " (SVD in double): " << s.separable_work()
-      << " multiply-adds per output instead of " << s.direct_work();
   const double ratio = static_cast<double>(s.direct_work()) / s.separable_work();
   out.precision(3);
-  if (ratio > 1)
-    out << " (" << ratio << "x less work)";
-  else
-    out << " (" << 1 / ratio << "x more work: the direct sum, step 7, does less for this filter; "
-        << "computed anyway)";
+  out << "rank " << s.rank << " of " << s.width << " (SVD in double): " << s.separable_work()
+      << " multiply-adds per output instead of " << s.direct_work() << " ("
+      << (ratio > 1 ? ratio : 1 / ratio)
+      << (ratio > 1 ? "x less work)" : "x more work: the direct sum, step 7, does less for this filter; computed anyway)");
   return out.str();
 }
 

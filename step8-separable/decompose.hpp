@@ -33,8 +33,7 @@ double separable_tolerance(const Filter& filter);
 // terms, rounded to float, are within separable_tolerance() of every weight.
 SeparableFilter separate(const Filter& filter);
 
-// "rank 1 of 31: 62 multiply-adds per output instead of 961 (15.5x less work)",
-// or the warning that the direct sum would do less.
+// "rank 1 of 31: 62 multiply-adds per output instead of 961 (15.5x less work)".
 std::string describe_work(const SeparableFilter& s);
 
 // Checks `output` against the exact answer within the separable sum's bound:

@@ -13,10 +13,9 @@ int main(int argc, char** argv) {
   auto step = conv::make_step8_separable();
   for (int i = 1; i < argc; ++i)
     if (std::strcmp(argv[i], "--tune") == 0)
-      return conv::tune_step_main(argc, argv, *step, "box:3,box:15,box:31,random:7");
+      return conv::tune_step_main(argc, argv, *step, "");
   return conv::step_main(argc, argv, *step,
                          "Tuning mode: step8-separable --tune [--filters LIST] [--budget S] [--small] [--no-store]\n"
-                         "  searches this device's best kernel and settings per filter (its width, and a box or\n"
-                         "  its rank) and stores the winners, which later runs use; step8-separable --tune --help\n"
-                         "  describes each option.");
+                         "  searches this device's best method and settings per filter (width, box or rank) and\n"
+                         "  stores the winners, which later runs use; --tune --help describes each option.");
 }

@@ -140,7 +140,7 @@ Pass direct_pass(const Step& step, DeviceContext& device, const RunOptions& opti
 }
 
 Launch launch_candidate(const Step& step, DeviceContext& device, const Problem& problem, const RunOptions& options,
-                        const TunePoint& point, const SeparableFilter& terms, const std::string& note) {
+                        const TunePoint& point, const SeparableFilter& terms) {
   cl::CommandQueue& queue = device.queue();
   const Image& in = problem.padded;
   const int F = problem.filter.width, rank = terms.rank;
@@ -222,7 +222,7 @@ Launch launch_candidate(const Step& step, DeviceContext& device, const Problem& 
       return box_kernel(cl::EnqueueArgs(queue, strips, cl::NDRange(box_group, 1)), input, filter, output, in_pitch,
                         out_pitch, steps, rows, batch);
     };
-    launch.note = "; strips " + std::to_string(box.width) + " wide and " + std::to_string(box_steps * box.rows(F)) +
+    launch.note = "strips " + std::to_string(box.width) + " wide and " + std::to_string(box_steps * box.rows(F)) +
                   " rows high, adds only";
   } else if (kernel == "strip") {  // down a strip, its row sums in a ring in local memory
     defines += " -D RING=" + std::to_string(ring_rows(F, b, wg)) +
@@ -244,7 +244,7 @@ Launch launch_candidate(const Step& step, DeviceContext& device, const Problem& 
       return strip(cl::EnqueueArgs(queue, strips, local), input, filter, output, in_pitch, out_pitch, rank,
                    strip_height, rows, sums);
     };
-    launch.note = "; strips of " + std::to_string(strip_height) + " rows";
+    launch.note = "strips of " + std::to_string(strip_height) + " rows";
   } else if (kernel == "fused-direct") {  // without a tile, through the caches
     cl::KernelFunctor<cl::Buffer, cl::Buffer, cl::Buffer, int, int, int> fused_direct(make_kernel(
         candidate_program(step, device, fused, defines + " -D FUSED_DIRECT"), "convolve_fused_direct", step.name()));
@@ -280,7 +280,6 @@ Launch launch_candidate(const Step& step, DeviceContext& device, const Problem& 
     return result;
   };
   launch.work_group = is_box ? std::to_string(box_group) + "x1" : wg_text;
-  launch.note = note + launch.note;
   return launch;
 }
 

@@ -1,5 +1,8 @@
-// Step 8's search space, its defaults and what rules a point out
-// (tuning.hpp). The candidates' own limits are candidates/launch.cpp's.
+// Step 8's search space (../tuning.hpp): the method (the lesson's passes
+// or a candidate), the passes' kernels and blocks, the unrolled loop and
+// the work-group, declared once; the documented defaults, one rule for
+// every device; what rules a point out (the candidates' own limits:
+// launch.cpp); and the step's side that comes from it.
 #include "step8-separable/tuning.hpp"
 
 #include <algorithm>
@@ -13,7 +16,7 @@ namespace conv {
 
 namespace {
 
-const std::vector<std::string> kKernels = {"passes", "fused", "fused-direct", "strip", "box"};
+const std::vector<std::string> kMethods = {"passes", "fused", "fused-direct", "strip", "box"};
 
 // The work-group of the defaults on every device: 256 work-items, as wide
 // as a warp's row of float4s and more.
@@ -41,8 +44,6 @@ std::size_t column_tile_bytes(int F, std::pair<int, int> b, std::pair<int, int> 
          (static_cast<std::size_t>(wg.second) * b.second + F - 1);
 }
 
-}  // namespace
-
 TuneProblem separable_problem(const SeparableFilter& terms) {
   TuneProblem p;
   p.size = terms.width;
@@ -55,13 +56,33 @@ int problem_rank(const TuneProblem& problem) {
   return 1;  // a box
 }
 
+// The point a run uses: the options given, then the tuned winner, then the
+// defaults. In prepare() the work-group is the run's own; in
+// default_work_group() it is to be found.
+Resolved resolve(const SeparableStep& step, const DeviceFacts& facts, const Filter& filter, const RunOptions& options,
+                 bool with_work_group) {
+  TunePoint given = given_values(step, step, options);
+  if (!options.kernel_source.empty())  // a --kernel file stands for convolve: the passes with a tile
+    for (const auto& [name, value] : TunePoint{{"method", "passes"}, {"rows", "tile"}, {"columns", "tile"}})
+      given.emplace(name, value);
+  if (with_work_group) given["wg"] = std::to_string(options.wg_x) + "x" + std::to_string(options.wg_y);
+  Resolved r = resolve_point(step, facts, step.tune_problem(filter), given);
+  // Over the device's local memory or work-group size, prepare()'s checks
+  // name the limit; any other reason is a combination the kernels lack.
+  if (!r.why.empty() && r.why.find("local memory") == std::string::npos && r.why.rfind("work-group", 0) != 0)
+    throw UsageError(r.why);
+  return r;
+}
+
+}  // namespace
+
 std::pair<int, int> size_of(const TunePoint& point, const std::string& name) {
   return parse_size(point.at(name), "--" + name, 1 << 14);
 }
 
-std::string SeparableSpace::tune_name() const { return CLCONV_STEP_NAME; }
+std::string SeparableStep::tune_name() const { return CLCONV_STEP_NAME; }
 
-std::vector<TuneParameter> SeparableSpace::tune_parameters() const {
+std::vector<TuneParameter> SeparableStep::tune_parameters() const {
   const OptionCheck block = auto_or_block(32);
   return {{"method",
            "What runs: passes (the lesson: a row pass and a column pass per term, convolve with its tile), "
@@ -69,9 +90,9 @@ std::vector<TuneParameter> SeparableSpace::tune_parameters() const {
            "memory), fused-direct (convolve_fused_direct: both in one kernel through the caches), strip "
            "(convolve_fused_strip: a work-group down a strip, its row sums in a ring), box (convolve_fused_box: "
            "a box filter only, adds only; its work-group WxH runs as one row of W*H)",
-           kKernels,
+           kMethods,
            {"passes", "fused", "box"},
-           one_of(kKernels),
+           one_of(kMethods),
            {"fused", "fused-direct", "strip"}},  // box: tests/separable_cases.cpp, on boxes
           {"rows",
            "The row pass's kernel (method passes): tile (convolve) or direct (convolve_direct, "
@@ -87,17 +108,11 @@ std::vector<TuneParameter> SeparableSpace::tune_parameters() const {
            one_of({"tile", "direct"}),
            {"direct"}},
           {"block",
-           "Outputs per work-item WxH, W a multiple of 4: the row pass's, or the one-kernel candidates'",
-           {"4x1", "4x2", "4x4", "4x8", "4x16", "8x1", "8x2", "8x4"},
-           {"4x4", "4x8"},
-           block,
-           {"8x1", "4x8"}},
-          {"column-block",
-           "The column pass's outputs per work-item WxH (method passes)",
-           {"4x1", "4x2", "4x4", "4x8", "4x16", "4x32"},
+           "Outputs per work-item WxH, W a multiple of 4, of both passes or of a one-kernel candidate",
+           {"4x1", "4x2", "4x4", "4x8", "4x16", "4x32", "8x1", "8x2", "8x4"},
            {"4x4", "4x16"},
            block,
-           {"4x8", "4x16"}},
+           {"8x1", "4x8"}},
           {"unroll",
            "on or off: the loop over tile rows unrolled (-D UNROLL_ROWS)",
            {"on", "off"},
@@ -106,7 +121,7 @@ std::vector<TuneParameter> SeparableSpace::tune_parameters() const {
            {"off"}}};
 }
 
-std::vector<std::string> SeparableSpace::tune_work_groups(const DeviceFacts&, const TuneProblem& problem) const {
+std::vector<std::string> SeparableStep::tune_work_groups(const DeviceFacts&, const TuneProblem& problem) const {
   std::vector<std::string> groups = {kDefaultGroup, "32x4", "16x16", "64x4", "16x8", "8x8"};
   // The box kernel runs its work-group as one row, one work-item per
   // column of its strip: more sizes between.
@@ -115,28 +130,33 @@ std::vector<std::string> SeparableSpace::tune_work_groups(const DeviceFacts&, co
   return groups;
 }
 
-TunePoint SeparableSpace::tune_defaults(const DeviceFacts& facts, const TuneProblem& problem) const {
+// One rule on every device: the passes with a tile, block 4x4 (its height
+// halved while a tile does not fit; a pass whose tile does not fit at 4x1
+// runs without it), the loop over tile rows unrolled, work-group 32x8.
+TunePoint SeparableStep::tune_defaults(const DeviceFacts& facts, const TuneProblem& problem) const {
   const int F = static_cast<int>(problem.size);
   TunePoint p = {{"method", "passes"}, {"rows", "tile"}, {"columns", "tile"}, {"unroll", "on"}, {"wg", kDefaultGroup}};
-  // Step 6's rule: 4x4, its height halved while a pass's tile (and a KiB
-  // to spare) does not fit the local memory.
+  // Step 6's rule, for both passes' tiles (and a KiB to spare).
   const std::pair<int, int> wg = size_of(p, "wg");
   std::pair<int, int> b = {4, 4};
   auto fits = [&](std::size_t bytes) { return bytes + 1024 <= facts.local_mem_bytes; };
   while (b.second > 1 && !(fits(row_tile_bytes(F, b, wg)) && fits(column_tile_bytes(F, b, wg)))) b.second /= 2;
-  p["block"] = p["column-block"] = std::to_string(b.first) + "x" + std::to_string(b.second);
+  p["block"] = std::to_string(b.first) + "x" + std::to_string(b.second);
   // A pass whose tile does not fit even so runs without it.
   if (!fits(row_tile_bytes(F, b, wg))) p["rows"] = "direct";
   if (!fits(column_tile_bytes(F, b, wg))) p["columns"] = "direct";
   return p;
 }
 
-std::string SeparableSpace::tune_ruled_out(const DeviceFacts& facts, const TuneProblem& problem,
+// Over the device's work-group or local memory (the candidates': launch.cpp),
+// a box kernel for what is not a box, a setting the method does not use
+// away from the defaults' (one point per method, not duplicates).
+std::string SeparableStep::tune_ruled_out(const DeviceFacts& facts, const TuneProblem& problem,
                                            const TunePoint& p) const {
   const int F = static_cast<int>(problem.size);
-  std::pair<int, int> b, cb, wg;
+  std::pair<int, int> b, wg;
   try {
-    b = size_of(p, "block"), cb = size_of(p, "column-block"), wg = size_of(p, "wg");
+    b = size_of(p, "block"), wg = size_of(p, "wg");
   } catch (const std::exception& e) {
     return e.what();
   }
@@ -146,7 +166,7 @@ std::string SeparableSpace::tune_ruled_out(const DeviceFacts& facts, const TuneP
   const std::string& kernel = p.at("method");
   const TunePoint defaults = tune_defaults(facts, problem);
   if (kernel != "passes") {
-    for (const char* name : {"rows", "columns", "column-block"})
+    for (const char* name : {"rows", "columns"})
       if (p.at(name) != defaults.at(name))
         return "method " + kernel + " runs both passes in one kernel: " + name + " stays " + defaults.at(name);
     if (kernel == "box" && problem.detail != "box")
@@ -157,15 +177,17 @@ std::string SeparableSpace::tune_ruled_out(const DeviceFacts& facts, const TuneP
     return candidate_ruled_out(facts, kernel, F, problem_rank(problem), b, wg);
   }
   const std::size_t rows = p.at("rows") == "tile" ? row_tile_bytes(F, b, wg) : 0;
-  const std::size_t columns = p.at("columns") == "tile" ? column_tile_bytes(F, cb, wg) : 0;
+  const std::size_t columns = p.at("columns") == "tile" ? column_tile_bytes(F, b, wg) : 0;
   if (std::max(rows, columns) + 1024 > facts.local_mem_bytes)  // a KiB spare for the compiler's own
     return "a pass's tile, " + std::to_string(std::max(rows, columns)) + " bytes, over the local memory";
   return "";
 }
 
-TuneProblem SeparableSpace::tune_problem(const Filter& filter) const { return separable_problem(separate(filter)); }
+TuneProblem SeparableStep::tune_problem(const Filter& filter) const { return separable_problem(separate(filter)); }
 
-std::string SeparableSpace::tune_command(const TuneProblem& problem) const {
+std::string SeparableStep::tune_filters() const { return "box:3,box:15,box:31,random:7"; }
+
+std::string SeparableStep::tune_command(const TuneProblem& problem) const {
   const std::string F = std::to_string(problem.size);
   const std::string spec = problem.detail == "box"                   ? "box:" + F
                            : problem.detail == "rank=" + F           ? "random:" + F
@@ -180,7 +202,7 @@ std::vector<StepOption> SeparableStep::options() const {
 
 std::pair<int, int> SeparableStep::default_work_group(const DeviceFacts& facts, const Filter& filter,
                                                       const RunOptions& options) const {
-  return size_of(resolve(facts, filter, options, false).point, "wg");
+  return size_of(resolve(*this, facts, filter, options, false).point, "wg");
 }
 
 bool SeparableStep::builds_kernel_file(const RunOptions& options) const {
@@ -189,23 +211,15 @@ bool SeparableStep::builds_kernel_file(const RunOptions& options) const {
          option(options, "columns") != "direct";
 }
 
-Resolved SeparableStep::resolve(const DeviceFacts& facts, const Filter& filter, const RunOptions& options,
-                                bool with_work_group) const {
-  TunePoint given = given_values(*this, *this, options);
-  if (!options.kernel_source.empty())  // a --kernel file stands for convolve: the passes with a tile
-    for (const auto& [name, value] : TunePoint{{"method", "passes"}, {"rows", "tile"}, {"columns", "tile"}})
-      given.emplace(name, value);
-  if (with_work_group) given["wg"] = std::to_string(options.wg_x) + "x" + std::to_string(options.wg_y);
-  Resolved r = resolve_point(*this, facts, tune_problem(filter), given);
-  // Over the device's local memory or work-group size, prepare()'s checks
-  // name the limit; any other reason is a combination the kernels lack.
-  if (!r.why.empty() && r.why.find("local memory") == std::string::npos && r.why.rfind("work-group", 0) != 0)
-    throw UsageError(r.why);
-  return r;
-}
-
-std::string SeparableStep::note(const SeparableFilter& terms, const Resolved& resolved) const {
-  return describe_work(terms) + "; " + point_text(*this, resolved.point) + " (" + resolved.origin + ")";
+Launch SeparableStep::prepare(DeviceContext& device, const Problem& problem, const RunOptions& options) {
+  const SeparableFilter terms = separate(problem.filter);
+  const Resolved resolved = resolve(*this, device.facts(), problem.filter, options, true);
+  Launch launch = resolved.point.at("method") == "passes"
+                      ? prepare_passes(device, problem, options, resolved.point, terms)
+                      : launch_candidate(*this, device, problem, options, resolved.point, terms);
+  launch.note = describe_work(terms) + "; " + point_text(*this, resolved.point) + " (" + resolved.origin + ")" +
+                (launch.note.empty() ? "" : "; " + launch.note);
+  return launch;
 }
 
 }  // namespace conv
