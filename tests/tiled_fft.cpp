@@ -8,6 +8,7 @@
 #include <cmath>
 #include <complex>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <random>
@@ -15,12 +16,14 @@
 
 #include "common/machinery/device_choice.hpp"
 #include "common/machinery/guard.hpp"
+#include "common/machinery/parse.hpp"
 #include "common/machinery/program_cache.hpp"
 #include "common/machinery/reference.hpp"
 #include "common/machinery/report.hpp"
 #include "common/machinery/settings.hpp"
 #include "common/machinery/tuning.hpp"
 #include "step10-fft-tiled/tile.hpp"
+#include "tests/files.hpp"
 #include "tests/support.hpp"
 
 using namespace conv;
@@ -225,4 +228,76 @@ TEST_CASE("step 10 meets its error bound with every tile, and the bound is not l
     CHECK(worst > bound / 1000);
   }
   CHECK(ran >= 8);  // every device runs the tiles up to 64 points in each layout, and the split 128
+}
+
+TEST_CASE("step 10: every point of the small search space checks against the reference here", "[step10]") {
+  std::mt19937 rng(test::run_seed() + 10);
+  auto step = make_step10_fft_tiled();
+  const auto& tunable = dynamic_cast<const Tunable&>(*step);
+  const Problem problem = make_problem(test::random_image(97, 61, rng), test::random_filter(13, rng), Border::clamp);
+  const Reference reference = reference_correlate(problem.padded, problem.filter);
+  TuneProblem width;
+  width.size = 13;
+  const auto space = tune_space(tunable, test::device().facts(), width, true);
+  CHECK(space.size() >= 3);  // the defaults, and the other layout and tiles
+  for (const TunePoint& p : space) {
+    INFO(point_text(tunable, p) << "; " << test::seed_note());
+    RunOptions options;
+    options.values = {{"tile", p.at("tile")}, {"layout", p.at("layout")}};
+    std::tie(options.wg_x, options.wg_y) = parse_size(p.at("wg"), "wg", 1 << 14);
+    const RunResult r = run_step(*step, test::device(), problem, options, 0);
+    const Comparison cmp = step->compare(r.output, problem, reference);
+    INFO(cmp.describe());
+    CHECK(cmp.passed());
+  }
+}
+
+TEST_CASE("step 10 runs its documented defaults, then the stored winner, and a --kernel file the lesson's layout",
+          "[step10]") {
+  // The store in a fresh cache folder for this test's scope.
+  struct ScratchCache {
+    std::string old;
+    bool had = false;
+    ScratchCache() {
+      if (const char* v = std::getenv("XDG_CACHE_HOME")) had = true, old = v;
+      const std::string path = test::scratch_dir() + "/step10-store";
+      std::filesystem::create_directories(path + "/clconv");
+      setenv("XDG_CACHE_HOME", path.c_str(), 1);
+    }
+    ~ScratchCache() {
+      if (had)
+        setenv("XDG_CACHE_HOME", old.c_str(), 1);
+      else
+        unsetenv("XDG_CACHE_HOME");
+    }
+  } cache;
+  auto step = make_step10_fft_tiled();
+  const auto& tunable = dynamic_cast<const Tunable&>(*step);
+  std::mt19937 rng(test::run_seed() + 11);
+  const Problem problem = make_problem(test::random_image(90, 70, rng), test::random_filter(9, rng), Border::zero);
+  const DeviceFacts& facts = test::device().facts();
+  const auto run = [&](RunOptions options) {
+    std::tie(options.wg_x, options.wg_y) = step->default_work_group(facts, problem.filter, options);
+    return run_step(*step, test::device(), problem, options, 1);
+  };
+  RunResult r = run({});
+  CHECK_THAT(r.note, ContainsText("documented defaults"));
+  CHECK_THAT(r.note, ContainsText("step10-fft-tiled --tune --filters random:9"));
+  CHECK(r.work_group == "128");
+  TuneProblem width;
+  width.size = 9;
+  const TunePoint winner = {{"tile", "32"}, {"layout", "registers"}, {"wg", "32x1"}};
+  REQUIRE(store_winner(tunable, facts, width, {winner, 1.0, 2.0}));
+  r = run({});
+  CHECK_THAT(r.note, ContainsText("tuned winner"));
+  CHECK_THAT(r.note, ContainsText("tile 32x32"));
+  CHECK_THAT(r.note, ContainsText("registers layout"));
+  CHECK(r.work_group == "32");
+  // A kernel file stands for convolve: the local layout, the winner's tile.
+  RunOptions with_file;
+  with_file.kernel_source = step->embedded_source();
+  with_file.kernel_label = "a copy of convolve.cl";
+  r = run(with_file);
+  CHECK_THAT(r.note, ContainsText("local layout"));
+  CHECK_THAT(r.note, ContainsText("tile 32x32"));
 }
