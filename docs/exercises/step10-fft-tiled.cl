@@ -177,7 +177,7 @@ void pass(__local float2* t, __local const float2* w, int rows, const int p, con
 // Point base + m s of row r holds pixel (stride rev(base + m s) + sx,
 // stride rev(r) + sy) of the tile: the bit-reversed order decimation in
 // time starts from. stride is 1 in convolve (every pixel of the tile) and
-// 2 in the split candidate (candidates/split.cl: one of four sub-tiles).
+// 2 in the split candidate (split.cl: one of its four sub-tiles).
 // The low log2 R bits of base are 0 and m < R, so rev(base + m) = rev(base)
 // + rev(m): one reversal per butterfly, and rev(m), m unrolled, a
 // constant. (A reversal per point was a measurable share of the H100's
