@@ -1,7 +1,12 @@
-// The host half of step 10's candidate layouts (launch.hpp): their limits,
-// their spectra and twiddles, and their programs, built from the lesson's
-// convolve.cl with the candidate's kernel after it.
-#include "step10-fft-tiled/candidates/launch.hpp"
+// The host half of step 10's candidate layouts (docs/step10-fft-tiled.md,
+// "Candidates"): their spectra and twiddles, and their programs, built from
+// the lesson's convolve.cl with the candidate's kernel after it. split
+// (split.cl): four N/2 x N/2 sub-tiles through local memory in turn, the
+// first stage in registers, for a tile that local memory cannot hold
+// whole. registers (registers.cl): each line of the tile whole in one
+// work-item's registers, local memory only for the two exchanges between
+// the column and the row transforms.
+#include "step10-fft-tiled/tuning.hpp"
 
 #include <vector>
 
@@ -15,13 +20,6 @@ extern const char* const step10_registers;  // candidates/registers.cl
 
 namespace {
 
-// The split kernel unrolls each work-item's butterflies of its last column
-// pass, 32 complex values in registers apiece; it is built for at most
-// this many a work-item (the tuner's default gives it one).
-constexpr long long kMostSplitButterflies = 8;
-
-std::string kib(std::uint64_t bytes) { return std::to_string((bytes + 1023) / 1024) + " KiB"; }
-
 int log2_of(int n) {
   int k = 0;
   while ((1 << k) < n) ++k;
@@ -29,31 +27,6 @@ int log2_of(int n) {
 }
 
 }  // namespace
-
-std::string candidate_ruled_out(const std::string& layout, int N, long long items, std::uint64_t local_mem_bytes) {
-  const std::string tile = "a " + std::to_string(N) + "-point tile";
-  std::uint64_t bytes = 0;
-  if (layout == "split") {
-    if (N < 32) return "the split layout: " + tile + " is too small to split in four (it takes N >= 32)";
-    const long long butterflies = static_cast<long long>(N / 2) * (N / 2) / 8;
-    if ((butterflies + items - 1) / items > kMostSplitButterflies)
-      return "the split layout: " + tile + " with " + std::to_string(items) + " work-items would leave each more than " +
-             std::to_string(kMostSplitButterflies) + " butterflies to keep in registers (it takes " +
-             std::to_string(butterflies / kMostSplitButterflies) + " work-items or more)";
-    bytes = tile_local_bytes(N / 2);
-  } else if (layout == "registers") {
-    if (N < 16 || N > 64)
-      return "the registers layout: " + tile + " is not 16, 32 or 64 points (a line of them in one work-item's "
-             "registers)";
-    bytes = 8ull * static_cast<std::uint64_t>(N) * (N + 1);  // t[N][N + 1] complex floats
-  } else {
-    return "no layout " + layout;
-  }
-  if (bytes > local_mem_bytes)
-    return "the " + layout + " layout: " + tile + " takes " + kib(bytes) + " of local memory, over this device's " +
-           kib(local_mem_bytes);
-  return "";
-}
 
 cl::Kernel candidate_kernel(DeviceContext& device, Launch& launch, const std::string& lesson_source,
                             const std::string& layout, const Problem& problem, const cl::Buffer& input,
