@@ -27,6 +27,21 @@ using namespace conv;
 
 namespace {
 
+// The most items a list option may hold (after ranges are expanded), and
+// the most runs one sweep may make: more is a mistake, not an experiment
+// (every docs/ experiment is under 20,000 runs), and its lists and their
+// combinations would be built before the first run.
+constexpr std::size_t kMaxListItems = 10000;
+constexpr double kMaxRuns = 1000000;
+
+// `items`, or UsageError naming `option` when there are too many.
+std::vector<std::string> bounded(std::vector<std::string> items, const std::string& option) {
+  if (items.size() > kMaxListItems)
+    throw UsageError(option + ": " + std::to_string(items.size()) + " items, more than the " +
+                     std::to_string(kMaxListItems) + " a list may hold");
+  return items;
+}
+
 // "600x400" is shorthand for "synthetic:600x400".
 std::string image_spec(const std::string& item) {
   if (item.find(':') == std::string::npos && item.find_first_of("xX") != std::string::npos &&
@@ -83,11 +98,12 @@ int main(int argc, char** argv) {
                    "--steps; rows name the file in their variant)");
     add_device_options(app, device_options);
     if (int rc = parse_command_line(app, argc, argv); rc >= 0) return rc;
-    step_names = list_items(step_names, "--steps");
-    variant_names = list_items(variant_names, "--variants");
-    image_items = list_items(image_items, "--images");
-    filter_items = list_items(filter_items, "--filters");
-    wg_items = list_items(wg_items, "--wgs");
+    step_names = bounded(list_items(step_names, "--steps"), "--steps");
+    variant_names = bounded(list_items(variant_names, "--variants"), "--variants");
+    image_items = bounded(list_items(image_items, "--images"), "--images");
+    filter_items = bounded(list_items(filter_items, "--filters"), "--filters");
+    wg_items = bounded(list_items(wg_items, "--wgs"), "--wgs");
+    if (set_texts.size() > kMaxListItems) bounded(set_texts, "--set");
 
     std::vector<std::unique_ptr<Step>> steps;
     if (step_names.empty())
@@ -105,9 +121,10 @@ int main(int argc, char** argv) {
     std::vector<std::pair<int, int>> wgs;
     for (const auto& w : wg_items)  // auto: {0, 0}, each step's own default
       wgs.push_back(w == "auto" ? std::pair<int, int>{0, 0} : parse_size(w, "--wgs", 1 << 14));
-    const auto filter_specs = expand_filters(filter_items);
-    std::vector<Filter> filters;
-    for (const auto& f : filter_specs) filters.push_back(parse_filter_spec(f));
+    // Each filter is checked now and made again when its turn comes: only
+    // one is held at a time (a random:127 is 64 KiB, and there may be 10,000).
+    const auto filter_specs = bounded(expand_filters(filter_items), "--filters");
+    for (const auto& f : filter_specs) parse_filter_spec(f);
     const Border border = parse_border(border_text);
     // The variants of `step` that --variants selects, in the order listed.
     auto variants_for = [&](const Step& step) {
@@ -138,7 +155,7 @@ int main(int argc, char** argv) {
       const auto [name, values] = split_setting(text, "--set", "NAME=V1,V2");
       add_setting(set_lists, name, values);
       if (std::find(set_names.begin(), set_names.end(), name) != set_names.end()) continue;
-      sets.push_back({name, split_list(values, "--set " + name)});
+      sets.push_back({name, bounded(split_list(values, "--set " + name), "--set " + name)});
       set_names.push_back(name);
     }
     // A name is refused when no variant that will run uses it.
@@ -162,6 +179,25 @@ int main(int argc, char** argv) {
       }
       return combos;
     };
+    // How many runs the sweep will make, counted before any list of them
+    // is built: --set values multiply.
+    double planned = 0;
+    for (auto& step : steps)
+      for (const auto& variant : variants_for(*step)) {
+        double combos = 1;
+        for (const auto& [name, values] : sets)
+          if (name != "variant" && step->uses(name, variant)) combos *= static_cast<double>(values.size());
+        planned += combos;
+      }
+    planned *= static_cast<double>(image_items.size()) * static_cast<double>(filter_specs.size()) *
+               static_cast<double>(wgs.size());
+    if (planned > kMaxRuns) {
+      char count[32];
+      std::snprintf(count, sizeof count, "%.0f", planned);
+      throw UsageError(std::string("this sweep would make ") + count + " runs (images x filters x --wgs x "
+                       "steps, variants and --set values), more than " + std::to_string(static_cast<long>(kMaxRuns)) +
+                       "; split it into smaller sweeps");
+    }
     // Every run the sweep will make, checked now (common/core/step.hpp): a value
     // a step cannot take is a usage error before the first job.
     for (auto& step : steps)
@@ -179,9 +215,11 @@ int main(int argc, char** argv) {
       }
     // Every input and the output before the first job: a bad image or an
     // unwritable path must not throw away hours of finished rows.
+    // Each image is checked now (a file read and decoded, a synthetic size
+    // parsed) and loaded again when its turn comes: one is held at a time,
+    // for a list may name many of the largest size.
     if (!output.empty()) check_output_path(output, {".csv"});
-    std::vector<Image> images;
-    for (const auto& item : image_items) images.push_back(load_image_spec(image_spec(item)));
+    for (const auto& item : image_items) check_image_spec(image_spec(item));
 
     // Rows go out as they finish: to standard output, or to OUTPUT.partial,
     // renamed to OUTPUT at the end (a failure leaves the finished rows there).
@@ -209,10 +247,12 @@ int main(int argc, char** argv) {
     });
 
     int wrong = 0, done = 0;
-    const int total = static_cast<int>(images.size() * filters.size() * wgs.size() * steps.size());
+    const int total = static_cast<int>(image_items.size() * filter_specs.size() * wgs.size() * steps.size());
     try {
-      for (const auto& image : images) {
-        for (const auto& filter : filters) {
+      for (const auto& item : image_items) {
+        const Image image = load_image_spec(image_spec(item));
+        for (const auto& filter_spec : filter_specs) {
+          const Filter filter = parse_filter_spec(filter_spec);
           const Problem problem = make_problem(image, filter, border);
           Reference reference;
           if (!no_check) reference = reference_correlate(problem.padded, filter);

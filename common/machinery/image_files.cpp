@@ -104,10 +104,15 @@ Image load_image(const std::string& path) {
   return to_gray(data.get(), w, h, channels, 255.0f);
 }
 
-Image load_image_spec(const std::string& spec) {
-  const std::string prefix = "synthetic:";
-  if (spec.rfind(prefix, 0) != 0) return load_image(spec);
-  std::string rest = spec.substr(prefix.size());
+namespace {
+
+struct SyntheticSpec {
+  int width = 0, height = 0;
+  std::uint32_t seed = 1;
+};
+
+// "WxH" or "WxH:SEED", after "synthetic:".
+SyntheticSpec parse_synthetic(std::string rest) {
   std::uint32_t seed = 1;
   auto colon = rest.find(':');
   if (colon != std::string::npos) {
@@ -119,7 +124,22 @@ Image load_image_spec(const std::string& spec) {
   if (static_cast<std::int64_t>(w) * h > kMaxImagePixels)
     throw UsageError("--image synthetic: " + rest + " is over the limit of " +
                      std::to_string(kMaxImagePixels) + " pixels");
-  return synthetic_image(w, h, seed);
+  return {w, h, seed};
+}
+
+constexpr const char* kSyntheticPrefix = "synthetic:";
+
+}  // namespace
+
+Image load_image_spec(const std::string& spec) {
+  if (spec.rfind(kSyntheticPrefix, 0) != 0) return load_image(spec);
+  const SyntheticSpec s = parse_synthetic(spec.substr(std::string(kSyntheticPrefix).size()));
+  return synthetic_image(s.width, s.height, s.seed);
+}
+
+void check_image_spec(const std::string& spec) {
+  if (spec.rfind(kSyntheticPrefix, 0) == 0) parse_synthetic(spec.substr(std::string(kSyntheticPrefix).size()));
+  else load_image(spec);
 }
 
 Image synthetic_image(int width, int height, std::uint32_t seed) {
@@ -228,7 +248,8 @@ void check_writable(const std::string& path) {
   std::error_code ec;
   fs::path parent = fs::path(target).parent_path();
   if (!parent.empty() && !fs::is_directory(parent, ec))
-    throw Error(path + ": folder " + parent.string() + " does not exist");
+    throw Error(path + (fs::exists(fs::symlink_status(parent, ec)) ? ": " + parent.string() + " is not a folder"
+                                                                   : ": folder " + parent.string() + " does not exist"));
   std::string probe;
   NewFile file;
   if (const std::error_code e = create_temporary_file(parent.string(), kTemporaryPrefix, file, probe))

@@ -30,6 +30,12 @@ std::vector<std::uint8_t> read_image_file(const std::string& path);
 // "synthetic:WxH" or "synthetic:WxH:SEED" or a file path.
 Image load_image_spec(const std::string& spec);
 
+// Throws what load_image_spec(spec) would, without keeping an image: a
+// synthetic spec is parsed only, a file is read and decoded, then dropped.
+// For a tool that checks a list of images before its first run and loads
+// each when its turn comes.
+void check_image_spec(const std::string& spec);
+
 // Deterministic for a given seed: gradients, hard edges, discs and noise, so
 // that every filter has something to respond to. Values in [0, 1].
 Image synthetic_image(int width, int height, std::uint32_t seed = 1);

@@ -31,8 +31,8 @@ std::string fresh_dir(const std::string& name) {
 Outcome expect_refusal(const std::string& program, std::vector<std::string> args, int status,
                     const std::string& needle, const Env& env, bool one_line) {
   const std::string dir = fresh_dir(program);
-  // The histogram writes its counts as CSV; the steps write images.
-  const std::string output = dir + (program == "histogram" ? "/out.csv" : "/out.pfm");
+  // The histogram writes its counts as CSV, sweep its rows; the steps write images.
+  const std::string output = dir + (program == "histogram" || program == "sweep" ? "/out.csv" : "/out.pfm");
   args.insert(args.end(), {"--output", output, "--reps", "1"});
   const Outcome r = run_program(program, args, env);
   std::string command = program;
@@ -51,6 +51,7 @@ Outcome expect_refusal(const std::string& program, std::vector<std::string> args
   CHECK_FALSE(std::filesystem::exists(output));
   for (const auto& entry : std::filesystem::directory_iterator(dir))
     CHECK((entry.path().filename().string().find(".tmp.") == std::string::npos &&
+           entry.path().filename().string().find(".partial") == std::string::npos &&
            entry.path().filename().string().rfind(".clconv-", 0) != 0));
   return r;
 }

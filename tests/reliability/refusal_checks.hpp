@@ -15,10 +15,11 @@ std::vector<std::string> step_programs();
 std::string fresh_dir(const std::string& name);
 
 // Runs `program` with `args` plus --output DIR/out.pfm (out.csv for the
-// histogram) and --reps 1, and checks that it refused cleanly: exit
+// histogram and sweep) and --reps 1, and checks that it refused cleanly: exit
 // `status`, no signal, stderr one line starting with the program's name and
 // containing `needle` (when `one_line` is false, a build log: such a line
-// among others), no output file nor temporary file (.clconv-*, *.tmp.*).
+// among others), no output file nor temporary file (.clconv-*, *.tmp.*,
+// sweep's *.partial).
 // Returns the outcome for further checks.
 Outcome expect_refusal(const std::string& program, std::vector<std::string> args, int status,
                     const std::string& needle, const Env& env = {}, bool one_line = true);
