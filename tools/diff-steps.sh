@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Prints what step N changed against step N-1: every source file of the two
 # folders (the kernel, then the launcher, then the rest: .cl, .cpp, .hpp),
-# a file only one of them has diffed against nothing. A step's candidates/
+# a file only the new step has diffed against nothing, one it no longer has
+# named with its size. A step's candidates/
 # folder (kernels the tuner searches beside the lesson's: steps 8 and 10)
 # is named, with its size, and shown only with --candidates:
 #   tools/diff-steps.sh 3        # step2-constant -> step3-local
@@ -69,13 +70,18 @@ sources() {
 }
 files=$( (sources "$old"; sources "$new") | awk '!seen[$0]++')
 status=0
+gone=()
 for file in $files; do
   a="$old$file"; b="$new$file"
+  # A file the new step no longer has is named, not printed line by line.
+  if [ ! -f "$b" ]; then gone+=("$a ($(wc -l < "$a") lines)"); continue; fi
   [ -f "$a" ] || a=/dev/null
-  [ -f "$b" ] || b=/dev/null
   # diff exits 1 when the files differ, which is the point here.
   diff -u "$@" --label "$old$file" --label "$new$file" "$a" "$b" || { rc=$?; [ $rc -eq 1 ] || status=$rc; }
 done
+if [ ${#gone[@]} -gt 0 ]; then
+  echo "diff-steps.sh: not in $new: ${gone[*]}" >&2
+fi
 if [ -d "${new}candidates" ]; then
   cand=$(find "${new}candidates" -maxdepth 1 -type f \( -name '*.cl' -o -name '*.cpp' -o -name '*.hpp' \) | sort)
   if [ "$candidates" = 1 ]; then
