@@ -129,3 +129,13 @@ add_test(NAME course_tune_refuses_an_unknown_step
 set_tests_properties(course_tune_refuses_an_unknown_step PROPERTIES
   LABELS "tuner" TIMEOUT 60
   PASS_REGULAR_EXPRESSION "'3' is not a tunable step")
+
+# tour --recommend runs the last step of each algorithm at its tuned winner
+# or its defaults, names the fastest, and how to tune the steps not yet
+# tuned for this filter (an empty store: all of them).
+add_test(NAME course_tour_recommends_a_step
+         COMMAND tour --recommend --image synthetic:96x80 --filter box:5 --reps 2)
+set_tests_properties(course_tour_recommends_a_step PROPERTIES
+  LABELS "tuner" TIMEOUT 300
+  ENVIRONMENT "XDG_CACHE_HOME=${CMAKE_CURRENT_BINARY_DIR}/tune-cache-recommend"
+  PASS_REGULAR_EXPRESSION "\nUse step[0-9]+-[a-z-]+ for box:5 on this device \\([^\n]*documented defaults\\)\nNot tuned here[^\n]*\n  build/bin/step10-fft-tiled --tune --filters random:5\n  build/bin/step7-tuned --tune --filters random:5\n  build/bin/step8-separable --tune --filters box:5")
