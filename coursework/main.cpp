@@ -234,7 +234,8 @@ int run(int argc, char** argv, const sigset_t& interrupts) {
       "not-graded (an entry that is no submission).\n"
       "Structural checks (read from the source, comments removed):\n" + structural_help() +
       "Report: a Markdown table on standard output, --report CSV with the columns "
-      "student,step,verdict,cases_passed,cases_total,reason,seconds,sandbox, a progress line per "
+      "student,step,verdict,cases_passed,cases_total,reason,seconds,sandbox (written whole, under a "
+      "lock beside it: a second grader on the same report stops at once), a progress line per "
       "submission on standard error.\n"
       "Exit status: 0 when every submission was graded (whatever the verdicts), 1 when the "
       "grader could not run (the sandbox among the reasons), 2 for a command-line mistake.");

@@ -45,7 +45,9 @@ Sandbox bomb_sandbox(const fs::path& dir) {
   for (const fs::path& p : {fs::path(conv::test::scratch_dir()), dir})
     fs::permissions(p, fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec);
   box.inputs = (dir / "inputs").string();
-  box.runner = (dir / "grade-case").string();
+  // A fresh copy each time: the last bomb's processes may still be ending.
+  static int copies = 0;
+  box.runner = (dir / ("grade-case-" + std::to_string(++copies))).string();
   fs::copy_file(fs::path(CLCONV_BIN_DIR) / "grade_bomb", box.runner, fs::copy_options::overwrite_existing);
   fs::permissions(box.runner, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
                                   fs::perms::others_read | fs::perms::others_exec);
@@ -61,10 +63,16 @@ fs::path work_folder(const Sandbox& box, const fs::path& dir, const std::string&
   return work;
 }
 
+// Runs a bomb, then waits (up to 20 s) until the processes of the
+// sandbox's user are gone: a PID namespace of a thousand processes takes a
+// moment to end, and the next bomb shares their limit.
 conv::ChildResult run(conv::ChildSpec spec, const fs::path& dir) {
   spec.out_path = (dir / "out").string();
   spec.err_path = (dir / "err").string();
-  return conv::run_child(spec);
+  const conv::ChildResult r = conv::run_child(spec);
+  if (spec.drop_to_nobody)
+    for (int i = 0; i < 200 && user_tasks(65534) > 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  return r;
 }
 
 // What judge() makes of a run that wrote no image.
