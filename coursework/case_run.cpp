@@ -27,6 +27,7 @@ std::string verdict_name(Verdict v) {
     case Verdict::unreadable: return "unreadable";
     case Verdict::forbidden: return "forbidden";
     case Verdict::not_graded: return "not-graded";
+    case Verdict::slow: return "slow";
   }
   return "?";
 }

@@ -13,7 +13,8 @@
 
 namespace conv::grade {
 
-enum class Verdict { pass, wrong, structure, build_error, crash, timeout, missing, unreadable, forbidden, not_graded };
+enum class Verdict { pass, wrong, structure, build_error, crash, timeout, missing, unreadable, forbidden, not_graded,
+                     slow };
 std::string verdict_name(Verdict v);  // "build-error", ...
 
 struct CaseOutcome {

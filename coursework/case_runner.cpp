@@ -2,12 +2,16 @@
 // grader starts it in the sandbox, once per case of a submission:
 //
 //   grade-case STEP MANIFEST KERNEL_FILE LABEL OUT_FOLDER
+//   grade-case --time REPS STEP MANIFEST KERNEL_FILE LABEL OUT_FOLDER
 //
 // It builds KERNEL_FILE with the step's own launcher for every run the
 // manifest lists and writes each output image (or why there is none) into
-// OUT_FOLDER. It decides nothing: the grader checks the images against its
-// own reference. `grade-case --probe` prints "sandbox ok": the grader's
+// OUT_FOLDER. With --time it runs the manifest's first run REPS more times
+// and writes each launch's kernel time beside the image (grade --speed). It
+// decides nothing: the grader checks the images against its own reference,
+// and takes the times' median itself. `grade-case --probe` prints "sandbox ok": the grader's
 // test that the sandbox starts.
+#include <cstdlib>
 #include <iostream>
 
 #include "common/machinery/cli.hpp"
@@ -24,8 +28,17 @@ int main(int argc, char** argv) {
     std::cout << "sandbox ok" << std::endl;
     return 0;
   }
+  if (argc == 8 && std::string(argv[1]) == "--time") {
+    return conv::guarded_main("grade-case", [&] {
+      const int reps = std::atoi(argv[2]);
+      if (reps < 1 || reps > 1000) throw conv::UsageError("--time: REPS from 1 to 1000");
+      conv::grade::time_manifest(argv[3], argv[4], argv[5], argv[6], argv[7], reps);
+      return 0;
+    });
+  }
   if (argc != 6) {
-    std::cerr << "grade-case: usage: grade-case STEP MANIFEST KERNEL_FILE LABEL OUT_FOLDER (run by build/bin/grade)\n";
+    std::cerr << "grade-case: usage: grade-case [--time REPS] STEP MANIFEST KERNEL_FILE LABEL OUT_FOLDER (run by "
+                 "build/bin/grade)\n";
     return 2;
   }
   return conv::guarded_main("grade-case", [&] {

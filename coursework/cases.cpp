@@ -2,6 +2,7 @@
 #include "coursework/impulse_report.hpp"
 
 #include <cmath>
+#include <cstring>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -248,9 +249,10 @@ void write_case_inputs(const Case& c, const std::string& folder) {
 }
 
 std::string run_label(const Step& step, const Run& run) {
+  const std::string wg = run.wg_x == 0 ? "auto" : std::to_string(run.wg_x) + "x" + std::to_string(run.wg_y);
   return std::to_string(run.image.width) + "x" + std::to_string(run.image.height) + ", filter " +
-         run.filter.name + ", border " + border_name(run.border) + ", wg " + std::to_string(run.wg_x) + "x" +
-         std::to_string(run.wg_y) + ", variant " + step.describe(options_of(step, run));
+         run.filter.name + ", border " + border_name(run.border) + ", wg " + wg + ", variant " +
+         step.describe(options_of(step, run));
 }
 
 std::string check_output(const Step& step, const Run& run, const Image& output) {
@@ -270,6 +272,53 @@ std::string check_output(const Step& step, const Run& run, const Image& output) 
   return cmp.passed() ? "" : cmp.describe();
 }
 
+namespace {
+
+// One line of a manifest: the step's configuration with the kernel file's
+// source, the work-group (0x0: the step's own default for the filter) and
+// the problem. Error for a line that is not a run.
+struct ManifestRun {
+  RunOptions options;
+  Problem problem;
+};
+
+ManifestRun manifest_run(const Step& step, const std::vector<RunOptions>& configs, const std::string& manifest,
+                         const std::string& line, std::size_t k, const std::string& source,
+                         const std::string& label) {
+  const std::string dir = manifest.substr(0, manifest.rfind('/') + 1);
+  std::istringstream fields(line);
+  std::size_t config = 0;
+  std::string border, image_file, filter_file, filter_name;
+  RunOptions options;
+  if (!(fields >> config >> options.wg_x >> options.wg_y >> border >> image_file >> filter_file >> filter_name) ||
+      config >= configs.size())
+    throw Error(manifest + ": line " + std::to_string(k + 1) + " is not a run");
+  const auto wg = std::make_pair(options.wg_x, options.wg_y);
+  options = configs[config];
+  std::tie(options.wg_x, options.wg_y) = wg;
+  options.kernel_source = source;
+  options.kernel_label = label;
+  const Image image = decode_pfm(read_bytes(dir + image_file), image_file);
+  const Image weights = decode_pfm(read_bytes(dir + filter_file), filter_file);
+  Filter filter;
+  filter.width = weights.width;
+  filter.weights = weights.pixels;
+  filter.name = filter_name;
+  if (options.wg_x == 0 || options.wg_y == 0)
+    std::tie(options.wg_x, options.wg_y) = step.default_work_group(environment_device().facts(), filter, options);
+  return {options, make_problem(image, filter, parse_border(border))};
+}
+
+std::vector<std::string> manifest_lines(const std::string& manifest) {
+  std::ifstream in(manifest);
+  if (!in) throw Error(manifest + ": cannot read it");
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+}  // namespace
+
 void run_manifest(const std::string& step_name, const std::string& manifest,
                   const std::string& kernel_file, const std::string& label,
                   const std::string& out_folder) {
@@ -277,32 +326,11 @@ void run_manifest(const std::string& step_name, const std::string& manifest,
   const auto configs = suite_configurations(*step, true);
   const std::string source = read_text_file(kernel_file);
   std::filesystem::create_directories(out_folder);
-  const std::string dir = manifest.substr(0, manifest.rfind('/') + 1);
-  std::ifstream in(manifest);
-  if (!in) throw Error(manifest + ": cannot read it");
-  std::string line;
-  for (std::size_t k = 0; std::getline(in, line); ++k) {
-    std::istringstream fields(line);
-    std::size_t config = 0;
-    std::string border, image_file, filter_file, filter_name;
-    RunOptions options;
-    if (!(fields >> config >> options.wg_x >> options.wg_y >> border >> image_file >> filter_file >> filter_name) ||
-        config >= configs.size())
-      throw Error(manifest + ": line " + std::to_string(k + 1) + " is not a run");
-    const auto wg = std::make_pair(options.wg_x, options.wg_y);
-    options = configs[config];
-    std::tie(options.wg_x, options.wg_y) = wg;
-    options.kernel_source = source;
-    options.kernel_label = label;
-    const Image image = decode_pfm(read_bytes(dir + image_file), image_file);
-    const Image weights = decode_pfm(read_bytes(dir + filter_file), filter_file);
-    Filter filter;
-    filter.width = weights.width;
-    filter.weights = weights.pixels;
-    filter.name = filter_name;
-    const Problem problem = make_problem(image, filter, parse_border(border));
+  const auto lines = manifest_lines(manifest);
+  for (std::size_t k = 0; k < lines.size(); ++k) {
+    const ManifestRun run = manifest_run(*step, configs, manifest, lines[k], k, source, label);
     try {
-      const RunResult result = run_step(*step, environment_device(), problem, options, 0);
+      const RunResult result = run_step(*step, environment_device(), run.problem, run.options, 0);
       write_bytes(output_file(out_folder, k), encode_pfm(result.output));
     } catch (const BuildError& e) {
       std::ofstream(build_note_file(out_folder, k)) << e.what();
@@ -311,6 +339,60 @@ void run_manifest(const std::string& step_name, const std::string& manifest,
       std::ofstream(fault_note_file(out_folder, k)) << e.what();
       return;
     }
+  }
+}
+
+std::string times_file(const std::string& folder) { return folder + "/run-0.times"; }
+
+void time_manifest(const std::string& step_name, const std::string& manifest, const std::string& kernel_file,
+                   const std::string& label, const std::string& out_folder, int reps) {
+  const auto step = find_step(step_name);
+  const auto configs = suite_configurations(*step, true);
+  const std::string source = read_text_file(kernel_file);
+  std::filesystem::create_directories(out_folder);
+  const auto lines = manifest_lines(manifest);
+  if (lines.empty()) throw Error(manifest + ": no run in it");
+  const ManifestRun run = manifest_run(*step, configs, manifest, lines.front(), 0, source, label);
+  try {
+    DeviceContext& device = environment_device();
+    check_work_group_shape(device, run.options.wg_x, run.options.wg_y);
+    Launch launch = step->prepare(device, run.problem, run.options);
+    const PhaseScope running(KernelPhase::running);
+    // The first launch is the checked one, into poisoned outputs; every
+    // timed launch after it is poisoned again and must write the same
+    // result, so that no launch is timed that skipped its work.
+    launch.poison_outputs();
+    launch.run().wait();
+    launch.check_guards();
+    const Image first = launch.read();
+    if (first.width != run.problem.out_width() || first.height != run.problem.out_height())
+      throw Error(step->name() + ": the launch read back " + std::to_string(first.width) + "x" +
+                  std::to_string(first.height) + ", not " + std::to_string(run.problem.out_width()) + "x" +
+                  std::to_string(run.problem.out_height()));
+    check_result(first);
+    std::ostringstream times;
+    times.precision(9);
+    for (int r = 1; r <= reps; ++r) {
+      launch.poison_outputs();
+      const cl::Event done = launch.run();
+      done.wait();
+      const double ms = launch.elapsed(done);
+      const Image again = launch.read();
+      if (again.pixels.size() != first.pixels.size() ||
+          std::memcmp(again.pixels.data(), first.pixels.data(), first.pixels.size() * sizeof(float)) != 0)
+        throw KernelFault("timed launch " + std::to_string(r) + " of " + std::to_string(reps) +
+                          " wrote a result other than the first launch's (a kernel must do the same work "
+                          "every time it is launched)");
+      times << ms << '\n';
+    }
+    launch.check_guards();
+    write_bytes(output_file(out_folder, 0), encode_pfm(first));
+    const std::string text = times.str();
+    write_bytes(times_file(out_folder), std::vector<std::uint8_t>(text.begin(), text.end()));
+  } catch (const BuildError& e) {
+    std::ofstream(build_note_file(out_folder, 0)) << e.what();
+  } catch (const std::exception& e) {  // a kernel fault, a limit of the device
+    std::ofstream(fault_note_file(out_folder, 0)) << e.what();
   }
 }
 

@@ -61,6 +61,17 @@ std::string run_label(const Step& step, const Run& run);
 // is wrong: the worst pixel and its error, or the first pixel never written.
 std::string check_output(const Step& step, const Run& run, const Image& output);
 
+// The speed case's runner side: the first run of `manifest` (work-group
+// 0x0: the step's own default), launched once, checked and written as
+// run_manifest does, then `reps` more times, each into outputs poisoned
+// again and each required to write the same result (a fault note names a
+// launch that did not); the kernel's time of each of those launches, from
+// OpenCL's profiling events, one a line in milliseconds, goes to
+// times_file(out_folder).
+void time_manifest(const std::string& step_name, const std::string& manifest, const std::string& kernel_file,
+                   const std::string& label, const std::string& out_folder, int reps);
+std::string times_file(const std::string& folder);
+
 // The case runner's side: runs every line of `manifest` with the kernel in
 // `kernel_file` (its name `label` in build errors), writing each output (or
 // note) into `out_folder`; stops at the first run that has no output.

@@ -3,18 +3,24 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <random>
 #include <regex>
+#include <sstream>
 #include <thread>
 
 #include "common/core/errors.hpp"
+#include "common/machinery/random_inputs.hpp"
+#include "common/machinery/registry.hpp"
 #include "coursework/case_caps.hpp"
 #include "coursework/oclgrind.hpp"
 #include "coursework/source_check.hpp"
 #include "coursework/structure.hpp"
+#include "coursework/student_kernel.hpp"
 
 namespace fs = std::filesystem;
 
@@ -58,11 +64,25 @@ std::vector<std::string> case_args(const Setup& setup, std::size_t i, const std:
           inside(box, work, work + "/kernel.cl"), label, inside(box, work, out)};
 }
 
+// The timing gate for the life of a scope: shared by a case, alone for a
+// kernel being timed.
+struct Shared {
+  TimingGate& gate;
+  explicit Shared(TimingGate& g) : gate(g) { gate.enter_shared(); }
+  ~Shared() { gate.leave_shared(); }
+};
+struct Alone {
+  TimingGate& gate;
+  explicit Alone(TimingGate& g) : gate(g) { gate.enter_alone(); }
+  ~Alone() { gate.leave_alone(); }
+};
+
 ChildResult run_case(const Setup& setup, std::size_t i, const std::string& work, const std::string& label,
                      double limit_s) {
   ChildSpec spec = sandboxed(setup.sandbox, work, case_args(setup, i, work, label), limit_s);
   spec.out_path = work + ".stdout";
   spec.err_path = work + ".stderr";
+  const Shared shared(*setup.speed.gate);
   ChildResult r = run_child(spec);
   std::remove(spec.out_path.c_str());
   std::remove(spec.err_path.c_str());
@@ -112,7 +132,222 @@ std::vector<std::string> own_files(const std::string& source) {
   return names;
 }
 
+std::string speed_inputs(const Setup& setup) { return setup.sandbox.inputs + "/speed"; }
+
+std::string ratio_text(double r) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2fx", r);
+  return buf;
+}
+
+std::string percent_text(double f) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g %%", 100 * f);
+  return buf;
+}
+
+std::string ms_text(double ms) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, ms < 10 ? "%.3f ms" : "%.1f ms", ms);
+  return buf;
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// One timing run of the kernel in work/kernel.cl with `step`'s launcher on
+// the speed case, in the sandbox: the case runner's --time mode. Its
+// outcome is judge()'s on the speed case's image (a wrong result, a crash,
+// a time-out), and for a run that passes, the median of its launches'
+// times, which the runner read from OpenCL's profiling events.
+struct TimedRun {
+  CaseOutcome outcome;
+  bool timed_out = false;
+  double median_ms = 0, seconds = 0;
+};
+
+TimedRun time_run(const Setup& setup, const Step& step, const std::string& work, const std::string& label,
+                  double limit_s) {
+  const Speed& speed = setup.speed;
+  const Sandbox& box = setup.sandbox;
+  const std::string out = work + "/speed-run";
+  remove_tree(out);
+  ChildSpec spec = sandboxed(box, work,
+                             {"--time", std::to_string(speed.launches), step.name(),
+                              inside(box, work, speed_inputs(setup) + "/manifest"),
+                              inside(box, work, work + "/kernel.cl"), label, inside(box, work, out)},
+                             limit_s);
+  spec.out_path = work + ".stdout";
+  spec.err_path = work + ".stderr";
+  const ChildResult r = run_child(spec);
+  std::remove(spec.out_path.c_str());
+  std::remove(spec.err_path.c_str());
+  CaseContext c;
+  c.step = &step;
+  c.test = &speed.speed_case;
+  c.kernel_file = label;
+  c.seed = setup.seed;
+  c.limit_s = limit_s;
+  c.sandboxed = box.enabled;
+  TimedRun t;
+  t.seconds = r.seconds;
+  t.timed_out = r.timed_out;
+  t.outcome = judge(c, r, out);
+  if (t.outcome.verdict == Verdict::pass) {
+    std::string bytes;
+    std::vector<double> times;
+    if (read_runner_file(out, times_file(out).substr(out.size() + 1), 1 << 20, bytes)) {
+      std::istringstream lines(bytes);
+      for (double ms; lines >> ms;)
+        if (std::isfinite(ms) && ms > 0) times.push_back(ms);
+    }
+    if (times.size() != static_cast<std::size_t>(speed.launches)) {
+      t.outcome.verdict = Verdict::crash;
+      t.outcome.reason = "\"" + speed.speed_case.title + "\" ended without the times of its " +
+                         std::to_string(speed.launches) + " launches";
+    } else {
+      t.median_ms = median_of(times);
+    }
+  }
+  remove_tree(out);
+  return t;
+}
+
 }  // namespace
+
+void TimingGate::enter_shared() {
+  std::unique_lock<std::mutex> lock(m_);
+  cv_.wait(lock, [&] { return !alone_ && alone_waiting_ == 0; });
+  ++shared_;
+}
+
+void TimingGate::leave_shared() {
+  std::lock_guard<std::mutex> lock(m_);
+  --shared_;
+  cv_.notify_all();
+}
+
+void TimingGate::enter_alone() {
+  std::unique_lock<std::mutex> lock(m_);
+  ++alone_waiting_;
+  cv_.wait(lock, [&] { return !alone_ && shared_ == 0; });
+  --alone_waiting_;
+  alone_ = true;
+}
+
+void TimingGate::leave_alone() {
+  std::lock_guard<std::mutex> lock(m_);
+  alone_ = false;
+  cv_.notify_all();
+}
+
+std::string default_speed_reference(const std::string& step_name) {
+  std::string previous;
+  for (const auto& step : all_steps()) {
+    if (step->name() == step_name) return previous.empty() ? step_name : previous;
+    if (!kernel_variable(step->name()).empty() && !step->embedded_source().empty() &&
+        !suite_configurations(*step, true).empty())
+      previous = step->name();
+  }
+  return step_name;
+}
+
+void prepare_speed(Setup& setup, int width, int height, const std::string& filter_spec) {
+  Speed& speed = setup.speed;
+  speed.reference_source = speed.reference->embedded_source();
+  std::seed_seq seq{setup.seed, 0x5eedu};
+  std::mt19937 rng(seq);
+  Run run;
+  run.config = 0;
+  run.image = random_image(width, height, rng);
+  run.filter = parse_filter_spec(filter_spec);
+  run.border = Border::zero;
+  run.wg_x = run.wg_y = 0;  // each step's own default
+  speed.speed_case.title = "the speed case";
+  speed.speed_case.runs = {run};
+  fs::create_directories(speed_inputs(setup));
+  write_case_inputs(speed.speed_case, speed_inputs(setup));
+}
+
+SpeedMeasure measure_speed(const Setup& setup, const std::string& source, const std::string& label,
+                           const std::string& tag) {
+  const Speed& speed = setup.speed;
+  SpeedMeasure m;
+  const std::string reference_work = make_work(setup, tag + "-speed-reference", speed.reference_source);
+  const std::string work = make_work(setup, tag + "-speed", source);
+  const std::string reference_label = speed.reference_name + ".cl";
+  {
+    const Alone alone(*speed.gate);  // nothing else of the grader runs meanwhile
+    double reference_wall = 0;
+    for (int r = 0; r < speed.runs; ++r) {
+      const TimedRun ref = time_run(setup, *speed.reference, reference_work, reference_label, 600);
+      m.seconds += ref.seconds;
+      if (ref.outcome.verdict != Verdict::pass)
+        throw Error("--speed: " + speed.reference_name + "'s own kernel fails the speed case on this device, so "
+                    "no submission can be timed against it: " + verdict_name(ref.outcome.verdict) + ": " +
+                    ref.outcome.reason);
+      reference_wall = std::max(reference_wall, ref.seconds);
+      m.reference_runs.push_back(ref.median_ms);
+      const double limit = std::max(kMinCaseLimit, kLimitMultiple * reference_wall);
+      const TimedRun sub = time_run(setup, *setup.step, work, label, limit);
+      m.seconds += sub.seconds;
+      if (sub.outcome.verdict != Verdict::pass) {
+        m.ok = false;
+        m.failed = sub.outcome;
+        m.timed_out = sub.timed_out;
+        m.failed.reason += "; " + speed.reference_name + "'s kernel's run took " + seconds_text(ref.seconds);
+        break;
+      }
+      m.kernel_runs.push_back(sub.median_ms);
+    }
+  }
+  remove_tree(work);
+  remove_tree(reference_work);
+  if (!m.ok) return m;
+  m.kernel_ms = median_of(m.kernel_runs);
+  m.reference_ms = median_of(m.reference_runs);
+  m.ratio = m.kernel_ms / m.reference_ms;
+  const auto [low, high] = std::minmax_element(m.reference_runs.begin(), m.reference_runs.end());
+  m.noise = (*high - *low) / m.reference_ms;
+  return m;
+}
+
+bool is_slow(const SpeedMeasure& m, double margin) { return m.timed_out || (m.ok && m.ratio > 1 + margin + m.noise); }
+
+std::string speed_reason(const Setup& setup, const SpeedMeasure& m) {
+  const Speed& speed = setup.speed;
+  const Run& run = speed.speed_case.runs.front();
+  const std::string asks = "the exercise asks for at least as fast as " + speed.reference_name + "'s kernel (margin " +
+                           percent_text(speed.margin);
+  if (m.timed_out) return m.failed.reason + ": far slower than " + speed.reference_name + "'s kernel; " + asks + ")";
+  return ratio_text(m.ratio) + " slower than " + speed.reference_name + "'s kernel: " + ms_text(m.kernel_ms) +
+         " against " + ms_text(m.reference_ms) + " on the speed case (" + std::to_string(run.image.width) + "x" +
+         std::to_string(run.image.height) + ", filter " + run.filter.name + ", each kernel at its step's own "
+         "work-group; the median of " + std::to_string(speed.runs) + " runs of " + std::to_string(speed.launches) +
+         " launches each, in turns with the reference's); " + asks + ", noise measured " + percent_text(m.noise) +
+         ")";
+}
+
+std::string check_speed_reference(const Setup& setup) {
+  const Speed& speed = setup.speed;
+  if (speed.reference_name == setup.step_name)
+    return "--speed: against " + setup.step_name + "'s own kernel";
+  const SpeedMeasure m = measure_speed(setup, setup.step->embedded_source(), setup.step_name + ".cl", "own");
+  if (!m.ok)
+    throw Error("--speed: " + setup.step_name + "'s own kernel fails the speed case on this device: " +
+                verdict_name(m.failed.verdict) + ": " + m.failed.reason);
+  if (is_slow(m, speed.margin))
+    throw Error("--speed: " + setup.step_name + "'s own kernel is " + ratio_text(m.ratio) + " slower than " +
+                speed.reference_name + "'s on this device (noise measured " + percent_text(m.noise) +
+                "), so no submission could be asked to be as fast; name another reference with "
+                "--speed-reference, or grade speed on another device");
+  return "--speed: " + setup.step_name + "'s own kernel takes " + ratio_text(m.ratio) + " the time of " +
+         speed.reference_name + "'s on the speed case (" + ms_text(m.kernel_ms) + " against " +
+         ms_text(m.reference_ms) + ", noise measured " + percent_text(m.noise) + ")";
+}
 
 void prepare_cases(Setup& setup) {
   setup.cases = make_cases(*setup.step, setup.seed);
@@ -226,6 +461,25 @@ Grade grade_submission(const Setup& setup, const Submission& s, int index) {
   std::string structure_note;
   for (const auto& f : structural) structure_note += (structure_note.empty() ? "" : "; ") + f;
   if (!failed) {
+    if (structural.empty() && setup.speed.enabled) {
+      // Only a submission that passes everything else is timed.
+      const SpeedMeasure m = measure_speed(setup, checked.source, kernel_file, "s" + std::to_string(index));
+      g.seconds += m.seconds;
+      if (m.ok) {
+        g.kernel_ms = m.kernel_ms;
+        g.reference_ms = m.reference_ms;
+        g.speed_ratio = m.ratio;
+        g.speed_noise = m.noise;
+      }
+      if (is_slow(m, setup.speed.margin)) {
+        g.verdict = Verdict::slow;
+        g.reason = speed_reason(setup, m);
+      } else if (!m.ok) {
+        g.verdict = m.failed.verdict;
+        g.reason = m.failed.reason + " (every other case passes)";
+      }
+      return g;
+    }
     if (structural.empty()) return g;
     g.verdict = Verdict::structure;
     g.reason = "structural check failed: " + structure_note + " (every case passes)";

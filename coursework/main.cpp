@@ -20,10 +20,13 @@
 #include <memory>
 #include <random>
 #include <thread>
+#include <tuple>
 
 #include "common/machinery/cli.hpp"
 #include "common/machinery/device_choice.hpp"
+#include "common/machinery/filter_specs.hpp"
 #include "common/machinery/guard.hpp"
+#include "common/machinery/parse.hpp"
 #include "common/machinery/program_cache.hpp"
 #include "common/machinery/reference.hpp"
 #include "common/machinery/registry.hpp"
@@ -199,7 +202,10 @@ int run(int argc, char** argv, const sigset_t& interrupts) {
   int jobs = 1;
   double case_timeout = 0;
   std::int64_t seed = -1;
-  bool no_oclgrind = false, no_sandbox = false;
+  bool no_oclgrind = false, no_sandbox = false, speed = false, rank = false;
+  std::string speed_reference, speed_size = "1024x1024", speed_filter = "motion45";
+  double speed_margin = 100 * kSpeedMargin;
+  int speed_runs = kSpeedRuns;
   DeviceOptions device_options;
   app.add_option("--step", step_name, "The step graded, by number or name: " + gradable_steps());
   app.add_option("submissions", folder,
@@ -223,6 +229,26 @@ int run(int argc, char** argv, const sigset_t& interrupts) {
   app.add_flag("--no-sandbox", no_sandbox,
                "Run the cases without bubblewrap's sandbox (only the limits): for code you trust, or "
                "where user namespaces are off; the report says so");
+  app.add_flag("--speed", speed,
+               "Also time every submission that passes against a reference kernel on one larger case "
+               "(--speed-size, --speed-filter): the verdict is slow when it is slower by more than the "
+               "margin and the noise measured");
+  app.add_option("--speed-reference", speed_reference,
+                 "With --speed: the step whose own kernel sets the speed asked for, by number or name "
+                 "(default: the previous step's, or the step's own for the first)");
+  app.add_option("--speed-margin", speed_margin,
+                 "With --speed: how much slower than the reference still passes, in percent, before the "
+                 "noise measured is added")
+      ->capture_default_str();
+  app.add_option("--speed-size", speed_size, "With --speed: the speed case's image, WxH (at most 4096x4096)")
+      ->capture_default_str();
+  app.add_option("--speed-filter", speed_filter, "With --speed: the speed case's filter")->capture_default_str();
+  app.add_option("--speed-runs", speed_runs,
+                 "With --speed: runs of each kernel, in turns (reference, submission, ...), each of " +
+                     std::to_string(kSpeedLaunches) + " timed launches")
+      ->capture_default_str()
+      ->check(CLI::Range(3, 50));
+  app.add_flag("--rank", rank, "With --speed: also print the class ranked by kernel time");
   add_device_options(app, device_options);
   app.footer(
       "Example: build/bin/grade --step 3 submissions/ --report grades.csv (docs/coursework.md)\n"
@@ -231,10 +257,13 @@ int run(int argc, char** argv, const sigset_t& interrupts) {
       "crash (the signal, and Oclgrind's first report or the command that gets it); timeout (the "
       "case and its limit; later cases are not run); forbidden (inline assembly, an #include "
       "outside the student's folder, a symbolic link); missing or unreadable (the path and why); "
-      "not-graded (an entry that is no submission).\n"
+      "not-graded (an entry that is no submission); with --speed, slow (every case passes, but the "
+      "kernel is slower than the reference's by more than the margin and the noise measured: the "
+      "ratio, both times, the margin and the noise).\n"
       "Structural checks (read from the source, comments removed):\n" + structural_help() +
       "Report: a Markdown table on standard output, --report CSV with the columns "
-      "student,step,verdict,cases_passed,cases_total,reason,seconds,sandbox (written whole, under a "
+      "student,step,verdict,cases_passed,cases_total,reason,seconds,sandbox,kernel_ms,reference_ms,"
+      "speed_ratio (the last three with --speed; written whole, under a "
       "lock beside it: a second grader on the same report stops at once), a progress line per "
       "submission on standard error.\n"
       "Exit status: 0 when every submission was graded (whatever the verdicts), 1 when the "
@@ -252,6 +281,29 @@ int run(int argc, char** argv, const sigset_t& interrupts) {
     throw UsageError("--step: " + setup.step_name + " takes no student kernel (gradable: " + gradable_steps() + ")");
   if (!std::isfinite(case_timeout))
     throw UsageError("--case-timeout: not a number of seconds");
+  // The speed options mean nothing without --speed: refused, not ignored.
+  for (const char* name : {"--speed-reference", "--speed-margin", "--speed-size", "--speed-filter", "--speed-runs",
+                           "--rank"})
+    if (!speed && app.get_option(name)->count() > 0)
+      throw UsageError(std::string(name) + ": only with --speed");
+  int speed_width = 0, speed_height = 0;
+  if (speed) {
+    if (!std::isfinite(speed_margin) || speed_margin < 0 || speed_margin > 1000)
+      throw UsageError("--speed-margin: a percentage from 0 to 1000");
+    setup.speed.enabled = true;
+    setup.speed.margin = speed_margin / 100;
+    setup.speed.runs = speed_runs;
+    setup.speed.reference_name =
+        speed_reference.empty() ? default_speed_reference(setup.step_name) : find_step(speed_reference)->name();
+    setup.speed.reference = std::shared_ptr<Step>(find_step(setup.speed.reference_name).release());
+    if (!gradable(*setup.speed.reference))
+      throw UsageError("--speed-reference: " + setup.speed.reference_name +
+                       " has no kernel a file can replace, so none to time (" + gradable_steps() + ")");
+    std::tie(speed_width, speed_height) = parse_size(speed_size, "--speed-size", 4096);
+    const Filter filter = parse_filter_spec(speed_filter);
+    if (filter.width > std::min(speed_width, speed_height))
+      throw UsageError("--speed-filter: " + filter.name + " is wider than the speed case's image " + speed_size);
+  }
   if (timeout_option->count() > 0 && case_timeout < 0.1)
     throw UsageError("--case-timeout: at least 0.1 seconds");
   // A second grader writing the same report stops here, before any work
@@ -283,6 +335,7 @@ int run(int argc, char** argv, const sigset_t& interrupts) {
   if (no_sandbox)
     std::cerr << "grade: --no-sandbox: the cases run without the sandbox; the report records it" << std::endl;
   prepare_cases(setup);
+  if (speed) prepare_speed(setup, speed_width, speed_height, speed_filter);
   if (case_timeout > 0) {
     setup.limits.assign(setup.cases.size(), case_timeout);
   } else {
@@ -294,6 +347,12 @@ int run(int argc, char** argv, const sigset_t& interrupts) {
   for (double l : setup.limits) low = std::min(low, l), high = std::max(high, l);
   char limits[64];
   std::snprintf(limits, sizeof limits, low == high ? "%.0f s" : "%.0f to %.0f s", low, high);
+  if (speed) {
+    if (setup.speed.reference_name != setup.step_name)
+      std::cerr << "grade: timing " << setup.step_name << "'s own kernel against " << setup.speed.reference_name
+                << "'s (--speed)" << std::endl;
+    std::cerr << "grade: " << check_speed_reference(setup) << std::endl;
+  }
   std::cerr << "grade: " << submissions.size() << " submissions for " << setup.step_name << " on "
             << one_line(facts.name) << ", " << setup.cases.size() << " cases each (limits " << limits
             << "), seed " << setup.seed << ", " << jobs << " at a time" << std::endl;
@@ -303,11 +362,17 @@ int run(int argc, char** argv, const sigset_t& interrupts) {
     std::cerr << "grade: " << progress_line(g, ++done, static_cast<int>(submissions.size())) << std::endl;
   });
 
+  char margin_text[32];
+  std::snprintf(margin_text, sizeof margin_text, "%g", speed_margin);
   const std::string title = "Grades for " + setup.step_name + " on " + facts.name + " (" +
                             facts.platform + "), seed " + std::to_string(setup.seed) +
                             ", case limits " + limits +
+                            (speed ? ", speed against " + setup.speed.reference_name + "'s kernel on " +
+                                         speed_size + ", " + speed_filter + " (margin " + margin_text + " %)"
+                                   : "") +
                             (setup.sandbox.enabled ? "" : ", WITHOUT the sandbox (--no-sandbox)");
-  print_markdown(std::cout, title, setup.step_name, grades);
+  print_markdown(std::cout, title, setup.step_name, grades, speed);
+  if (rank) print_ranking(std::cout, setup.speed.reference_name, grades);
   std::cout.flush();
   if (!report.empty()) {
     const std::string csv = grades_csv(setup.step_name, grades, setup.sandbox.enabled);

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -53,33 +54,70 @@ std::string seconds(double s) {
   return buf;
 }
 
+// A time in ms, a ratio; "" when not measured (negative).
+std::string ms(double v) {
+  if (v < 0) return "";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+std::string ratio(double v) {
+  if (v < 0) return "";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", v);
+  return buf;
+}
+
 }  // namespace
 
 std::string grades_csv(const std::string& step_name, const std::vector<Grade>& grades, bool sandboxed) {
   std::ostringstream out;
-  out << "student,step,verdict,cases_passed,cases_total,reason,seconds,sandbox\n";
+  out << "student,step,verdict,cases_passed,cases_total,reason,seconds,sandbox,kernel_ms,reference_ms,speed_ratio\n";
   for (const auto& g : grades)
     out << csv_field(g.student) << ',' << csv_field(step_name) << ',' << verdict_name(g.verdict)
         << ',' << g.cases_passed << ',' << g.cases_total << ',' << csv_field(g.reason) << ','
-        << seconds(g.seconds) << ',' << (sandboxed ? "bwrap" : "none") << '\n';
+        << seconds(g.seconds) << ',' << (sandboxed ? "bwrap" : "none") << ',' << ms(g.kernel_ms) << ','
+        << ms(g.reference_ms) << ',' << ratio(g.speed_ratio) << '\n';
   return out.str();
 }
 
 void print_markdown(std::ostream& out, const std::string& title, const std::string& step_name,
-                    const std::vector<Grade>& grades) {
+                    const std::vector<Grade>& grades, bool speed) {
   out << one_line(title) << "\n\n"
-      << "| student | step | verdict | cases | seconds | reason |\n"
-      << "| --- | --- | --- | --- | ---: | --- |\n";
+      << "| student | step | verdict | cases | seconds | " << (speed ? "kernel ms | x reference | " : "")
+      << "reason |\n"
+      << "| --- | --- | --- | --- | ---: | " << (speed ? "---: | ---: | " : "") << "--- |\n";
   std::map<std::string, int> counts;
   for (const auto& g : grades) {
     ++counts[verdict_name(g.verdict)];
     out << "| " << md_cell(g.student) << " | " << md_cell(step_name) << " | " << verdict_name(g.verdict)
-        << " | " << g.cases_passed << "/" << g.cases_total << " | " << seconds(g.seconds) << " | "
-        << md_cell(g.reason) << " |\n";
+        << " | " << g.cases_passed << "/" << g.cases_total << " | " << seconds(g.seconds) << " | ";
+    if (speed) out << ms(g.kernel_ms) << " | " << ratio(g.speed_ratio) << " | ";
+    out << md_cell(g.reason) << " |\n";
   }
   out << "\n" << grades.size() << " submission(s):";
   bool first = true;
   for (const auto& [verdict, n] : counts) out << (first ? " " : ", ") << n << " " << verdict, first = false;
+  out << "\n";
+}
+
+void print_ranking(std::ostream& out, const std::string& reference_name, const std::vector<Grade>& grades) {
+  std::vector<const Grade*> timed;
+  for (const auto& g : grades)
+    if (g.kernel_ms >= 0) timed.push_back(&g);
+  std::stable_sort(timed.begin(), timed.end(),
+                   [](const Grade* a, const Grade* b) { return a->kernel_ms < b->kernel_ms; });
+  out << "\nRanking by kernel time on the speed case, fastest first (x " << one_line(reference_name)
+      << "'s kernel, timed beside each):\n\n"
+      << "| rank | student | verdict | kernel ms | x reference |\n"
+      << "| ---: | --- | --- | ---: | ---: |\n";
+  int rank = 0;
+  for (const Grade* g : timed)
+    out << "| " << ++rank << " | " << md_cell(g->student) << " | " << verdict_name(g->verdict) << " | "
+        << ms(g->kernel_ms) << " | " << ratio(g->speed_ratio) << " |\n";
+  const std::size_t untimed = grades.size() - timed.size();
+  out << "\n" << timed.size() << " timed";
+  if (untimed > 0) out << "; " << untimed << " not timed (only a submission that passes every case is)";
   out << "\n";
 }
 

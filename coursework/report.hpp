@@ -8,12 +8,20 @@
 
 namespace conv::grade {
 
-// student,step,verdict,cases_passed,cases_total,reason,seconds,sandbox; the
-// last column is "bwrap", or "none" for a class graded with --no-sandbox.
+// student,step,verdict,cases_passed,cases_total,reason,seconds,sandbox,
+// kernel_ms,reference_ms,speed_ratio: "sandbox" is "bwrap", or "none" for
+// a class graded with --no-sandbox; the last three are empty unless the
+// submission was timed (grade --speed).
 std::string grades_csv(const std::string& step_name, const std::vector<Grade>& grades, bool sandboxed = true);
 
+// The table; with `speed`, each submission's kernel time and its ratio to
+// the reference's.
 void print_markdown(std::ostream& out, const std::string& title, const std::string& step_name,
-                    const std::vector<Grade>& grades);
+                    const std::vector<Grade>& grades, bool speed = false);
+
+// The class ranked by kernel time on the speed case, fastest first: every
+// timed submission (pass or slow), then how many were not timed.
+void print_ranking(std::ostream& out, const std::string& reference_name, const std::vector<Grade>& grades);
 
 // One line for standard error while grading: "[3/12] alice: wrong, 2/7 cases, 14.1 s".
 std::string progress_line(const Grade& g, int done, int total);
