@@ -3,9 +3,12 @@
 # docs/results.md): time against filter width for step 7 (the tuned direct
 # sum: the stored winner of step7-tuned --tune where there is one, else its
 # defaults),
-# step 8 (rank 1: box; full rank: random) in both variants, step 9 (FFT,
-# the product apart and inside VkFFT's transform) and step 10 (the FFT in
-# tiles, its tile chosen by --tile auto)
+# step 8 (rank 1: box; full rank: random) as the lesson's passes
+# (--method passes) and as a plain run takes it (--method auto: the stored
+# winner of step8-separable --tune where there is one, else its defaults,
+# the passes), step 9 (FFT, the product apart and inside VkFFT's transform)
+# and step 10 (the FFT in tiles, its tile and layout from --tile auto and
+# --layout auto: the stored winner or its defaults)
 # on one device. Results are not checked against the serial reference here
 # (--no-check: at 8192x8192 and F = 63 it would take the host an hour); the
 # conformance suite checks the same kernels.
@@ -41,7 +44,7 @@ for part in $parts; do
               --wgs auto --no-check "$@" ;;
     fft) sweep "$tmp-fft.csv" --steps 9 --images "$image" --filters "$(list random)" --reps "$reps" \
            --wgs auto --set product=separate,fused --no-check "$@" ;;
-    separable) sweep "$tmp-separable.csv" --steps 8 --variants passes,fused --images "$image" \
+    separable) sweep "$tmp-separable.csv" --steps 8 --set method=passes,auto --images "$image" \
                  --filters "$(list box),$(list random "$full_widths")" --reps "$reps" --wgs auto \
                  --no-check "$@" ;;
     tiled) sweep "$tmp-tiled.csv" --steps 10 --images "$image" --filters "$(list random)" --reps "$reps" \

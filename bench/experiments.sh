@@ -42,24 +42,25 @@
 #   volume   step 6 in 3D: a $VOLUME_SIZE^3 uchar volume (default 256, the
 #            size of the multi-dimensional post), 7^3 filters, banks of 1..16, naive against
 #            register-blocked, GFLOP/s against the measured FMA peak
-#   separable  step 8, both variants, block sizes, the tile-row loop unrolled
-#            or not, work-groups 16x16 and 32x8, box:3, box:15, box:31 on
-#            $BLOCKS_IMAGE (default 8192x8192); separable-blocks: the row
-#            pass's and the column pass's blocks apart: the sweeps behind
-#            its defaults with the tile (--rows, --columns, --fused-kernel tile)
-#   separable-direct  step 8's passes without a tile (convolve_direct): the
-#            column pass's blocks and work-groups, the column pass with its
-#            tile beside them, then the row pass with and without a tile and
-#            its blocks, at $DIRECT_FILTERS (default box:3,box:31,box:63); the
-#            fused kernel without a tile and its blocks at
-#            $DIRECT_FUSED_FILTERS (default box:3,box:5,box:7,box:11); on
-#            $BLOCKS_IMAGE (default 8192x8192): the sweeps behind a GPU's
-#            defaults
-#   separable-strip  step 8's strip kernel (--fused-kernel strip) at blocks
-#            4x4 and 4x8, unrolled or not, beside the passes and the fused
-#            kernel without a tile, box:3 to box:63 and random:5 to
-#            random:31 ($STRIP_FILTERS), work-group 32x4, on $BLOCKS_IMAGE
-#            (default 8192x8192): the sweep behind a GPU's fused defaults
+#   separable  step 8's passes and the fused kernel (--method passes,fused),
+#            both with the tile (--rows tile --columns tile), block sizes, the
+#            tile-row loop unrolled or not, work-groups 16x16 and 32x8,
+#            box:3, box:15, box:31 on $BLOCKS_IMAGE (default 8192x8192);
+#            separable-blocks: the passes' block (one for both) against the
+#            work-group, with the tile, box:3 to box:63
+#   separable-direct  step 8's passes without a tile (--columns direct,
+#            --rows direct: convolve_direct): the blocks and work-groups with
+#            the column pass's tile left out, the passes with both tiles
+#            beside them, then the row pass with and without a tile and its
+#            blocks, at $DIRECT_FILTERS (default box:3,box:31,box:63); the
+#            fused kernel without a tile (--method fused-direct) and its
+#            blocks at $DIRECT_FUSED_FILTERS (default box:3,box:5,box:7,box:11);
+#            on $BLOCKS_IMAGE (default 8192x8192)
+#   separable-strip  step 8's strip kernel (--method strip) at blocks 4x4
+#            and 4x8, unrolled or not, beside the passes and the fused kernel
+#            without a tile (--method fused-direct), box:3 to box:63 and
+#            random:5 to random:31 ($STRIP_FILTERS), work-group 32x4, on
+#            $BLOCKS_IMAGE (default 8192x8192)
 #   direct   step 7 with and without the tile (--tile on, off: convolve_direct
 #            reads the input through the caches), blocks 4x4, 4x8, 8x4, 4x16,
 #            work-groups 32x4, 32x8, 64x2, 16x8, random filters of F = 3, 5
@@ -74,10 +75,12 @@
 #            $DIRECT_ROUNDS times (default 3) and each row's median of the
 #            rounds kept (a 2-core machine's launches come in two speeds):
 #            the sweep behind a CPU's default of no tile at F = 3
-#   separable-box  step 8's box kernel (--fused-kernel box) at work-groups
+#   separable-box  step 8's box kernel (--method box) at work-groups
 #            $BOX_WGS (default 128x1 to 384x1 in steps of 32), beside its
-#            passes and its default (auto), box:3 to box:63 on $BLOCKS_IMAGE
-#            (default 8192x8192): the sweep behind a GPU's box work-groups
+#            passes and what a plain run takes (--method auto: the stored
+#            winner of step8-separable --tune where the store holds one, else
+#            the documented defaults), each at its own work-group, box:3 to
+#            box:63 on $BLOCKS_IMAGE (default 8192x8192)
 #   fft-product  step 9's spectra product apart or inside VkFFT's
 #            convolution mode, smooth and power-of-two sizes, F = 3, 31, 63
 #   fft-tuning  step 9 at random:31 on $FFT_IMAGE (default 8192x8192) with
@@ -106,11 +109,12 @@
 #            in turn; one row per process, its variant naming the setting
 # bank, volume and pocl-affinity run their own executables (build/bin/step6-bank,
 # build/bin/step6-volume, build/bin/step6-multioutput); extra options go to them.
-# The experiments on step 7's switches vary some switches and leave the rest
-# to step 7, which would take them from a stored winner where the user's
-# cache holds one (step7-tuned --tune). They measure against its documented
-# defaults, so they run with a cache folder of their own that never holds a
-# winner: clconv-defaults beside the user's cache.
+# The experiments on step 7's switches, and step 8's but separable-box, vary
+# some settings and leave the rest to the step, which would take them from a
+# stored winner where the user's cache holds one (step7-tuned --tune,
+# step8-separable --tune). They measure against the documented defaults, so
+# they run with a cache folder of their own that never holds a winner:
+# clconv-defaults beside the user's cache.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 name="${1:?usage: bench/experiments.sh NAME TAG [sweep options]}"
@@ -124,7 +128,7 @@ bin=$(dirname "$sweep")
 tmp="$out.tmp.$$"   # bank and volume write here first: a failed run leaves no CSV behind
 trap 'rm -f "$tmp" "$tmp".note "$tmp".*.csv "$tmp".*.csv.partial' EXIT
 case "$name" in
-  tuning|inline|unroll|direct|direct-f7|direct-cpu|unroll-cpu)
+  tuning|inline|unroll|direct|direct-f7|direct-cpu|unroll-cpu|separable|separable-blocks|separable-direct|separable-strip)
     XDG_CACHE_HOME="${XDG_CACHE_HOME:-$HOME/.cache}/clconv-defaults"
     mkdir -p "$XDG_CACHE_HOME"
     export XDG_CACHE_HOME ;;
@@ -206,12 +210,12 @@ case "$name" in
              --wgs 16x16,16x8 --set unroll=on,off --reps 20 --no-check --output "$out" "$@" ;;
   perf)    exec "$sweep" --steps 1,2,3,4,5,6,7 --variants default,fixed --images "${PERF_IMAGE:-8192x8192}" --wgs auto \
              --filters box:3,box:5,box:7,box:15,box:31 --reps 20 --no-check --output "$out" "$@" ;;
-  separable) exec "$sweep" --steps 8 --variants all --images "${BLOCKS_IMAGE:-8192x8192}" \
+  separable) exec "$sweep" --steps 8 --set method=passes,fused --images "${BLOCKS_IMAGE:-8192x8192}" \
              --filters box:3,box:15,box:31 --wgs 16x16,32x8 --set block=4x2,4x4,8x2,8x4 \
-             --set fused-kernel=tile --set rows=tile --set columns=tile --set unroll=on,off --reps "${BLOCKS_REPS:-10}" --no-check --output "$out" "$@" ;;
-  separable-blocks) exec "$sweep" --steps 8 --variants passes --images "${BLOCKS_IMAGE:-8192x8192}" \
-             --filters box:3,box:15,box:31,box:63 --wgs 16x16,32x8,32x4 --set block=4x4,4x8 \
-             --set column-block=4x4,4x8,4x16 --set rows=tile --set columns=tile --reps "${BLOCKS_REPS:-10}" --no-check --output "$out" "$@" ;;
+             --set rows=tile --set columns=tile --set unroll=on,off --reps "${BLOCKS_REPS:-10}" --no-check --output "$out" "$@" ;;
+  separable-blocks) exec "$sweep" --steps 8 --set method=passes --images "${BLOCKS_IMAGE:-8192x8192}" \
+             --filters box:3,box:15,box:31,box:63 --wgs 16x16,32x8,32x4 --set block=4x4,4x8,4x16 \
+             --set rows=tile --set columns=tile --reps "${BLOCKS_REPS:-10}" --no-check --output "$out" "$@" ;;
   direct)
     image="${DIRECT_IMAGE:-8192x8192}" reps="${DIRECT_REPS:-20}"
     common=(--steps 7 --images "$image" --wgs 32x4,32x8,64x2,16x8 --set tile=on,off
@@ -245,38 +249,38 @@ case "$name" in
   separable-direct)
     image="${BLOCKS_IMAGE:-8192x8192}" filters="${DIRECT_FILTERS:-box:3,box:31,box:63}"
     reps="${BLOCKS_REPS:-10}"
-    "$sweep" --steps 8 --variants passes --images "$image" --filters "$filters" --wgs 32x4,32x8,64x4 \
-      --set rows=tile --set columns=direct --set column-block=4x8,4x16,4x32,8x8,8x16 --reps "$reps" \
+    "$sweep" --steps 8 --set method=passes --images "$image" --filters "$filters" --wgs 32x4,32x8,64x4 \
+      --set rows=tile --set columns=direct --set block=4x8,4x16,4x32,8x8,8x16 --reps "$reps" \
       --no-check --output "${out%.csv}.part1.csv" "$@"
-    "$sweep" --steps 8 --variants passes --images "$image" --filters "$filters" --wgs 32x4 \
+    "$sweep" --steps 8 --set method=passes --images "$image" --filters "$filters" --wgs 32x4 \
       --set rows=tile --set columns=tile --reps "$reps" --no-check --output "${out%.csv}.part2.csv" "$@"
-    "$sweep" --steps 8 --variants passes --images "$image" --filters "$filters" --wgs 32x4 \
+    "$sweep" --steps 8 --set method=passes --images "$image" --filters "$filters" --wgs 32x4 \
       --set columns=direct --set rows=tile,direct --set block=4x1,4x8,8x1,8x2,16x1 --reps "$reps" \
       --no-check --output "${out%.csv}.part3.csv" "$@"
-    "$sweep" --steps 8 --variants fused --images "$image" --filters "${DIRECT_FUSED_FILTERS:-box:3,box:5,box:7,box:11}" \
-      --wgs 32x4,32x8 --set fused-kernel=direct --set block=4x4,4x8,4x16,8x4,8x8 --reps "$reps" \
+    "$sweep" --steps 8 --set method=fused-direct --images "$image" --filters "${DIRECT_FUSED_FILTERS:-box:3,box:5,box:7,box:11}" \
+      --wgs 32x4,32x8 --set block=4x4,4x8,4x16,8x4,8x8 --reps "$reps" \
       --no-check --output "${out%.csv}.part4.csv" "$@"
     { cat "${out%.csv}.part1.csv"; tail -n +2 "${out%.csv}.part2.csv"; tail -n +2 "${out%.csv}.part3.csv"; tail -n +2 "${out%.csv}.part4.csv"; } > "$out"
     rm -f "${out%.csv}".part[1-4].csv ;;
   separable-strip)
     image="${BLOCKS_IMAGE:-8192x8192}" reps="${BLOCKS_REPS:-10}"
     filters="${STRIP_FILTERS:-box:3,box:5,box:7,box:9,box:11,box:15,box:21,box:31,box:45,box:63,random:5,random:7,random:11,random:15,random:21,random:31}"
-    "$sweep" --steps 8 --variants passes --images "$image" --filters "$filters" --wgs 32x4 --reps "$reps" \
+    "$sweep" --steps 8 --set method=passes --images "$image" --filters "$filters" --wgs 32x4 --reps "$reps" \
       --no-check --output "${out%.csv}.part1.csv" "$@"
-    "$sweep" --steps 8 --variants fused --images "$image" --filters "$filters" --wgs 32x4 --set fused-kernel=direct \
+    "$sweep" --steps 8 --set method=fused-direct --images "$image" --filters "$filters" --wgs 32x4 \
       --reps "$reps" --no-check --output "${out%.csv}.part2.csv" "$@"
-    "$sweep" --steps 8 --variants fused --images "$image" --filters "$filters" --wgs 32x4 --set fused-kernel=strip \
+    "$sweep" --steps 8 --set method=strip --images "$image" --filters "$filters" --wgs 32x4 \
       --set block=4x4,4x8 --set unroll=on,off --reps "$reps" --no-check --output "${out%.csv}.part3.csv" "$@"
     { cat "${out%.csv}.part1.csv"; tail -n +2 "${out%.csv}.part2.csv"; tail -n +2 "${out%.csv}.part3.csv"; } > "$out"
     rm -f "${out%.csv}".part[1-3].csv ;;
   separable-box)
     image="${BLOCKS_IMAGE:-8192x8192}" reps="${BLOCKS_REPS:-10}"
     filters=box:3,box:5,box:7,box:9,box:11,box:15,box:21,box:31,box:45,box:63
-    "$sweep" --steps 8 --variants passes,fused --images "$image" --filters "$filters" --wgs auto --reps "$reps" \
+    "$sweep" --steps 8 --set method=passes,auto --images "$image" --filters "$filters" --wgs auto --reps "$reps" \
       --no-check --output "$tmp.1.csv" "$@"
-    "$sweep" --steps 8 --variants fused --images "$image" --filters "$filters" \
+    "$sweep" --steps 8 --set method=box --images "$image" --filters "$filters" \
       --wgs "${BOX_WGS:-128x1,160x1,192x1,224x1,256x1,288x1,320x1,352x1,384x1}" \
-      --set fused-kernel=box --reps "$reps" --no-check --output "$tmp.2.csv" "$@"
+      --reps "$reps" --no-check --output "$tmp.2.csv" "$@"
     { cat "$tmp.1.csv"; tail -n +2 "$tmp.2.csv"; } > "$tmp"
     rm -f "$tmp.1.csv" "$tmp.2.csv"
     mv "$tmp" "$out" ;;

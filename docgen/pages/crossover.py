@@ -1,6 +1,8 @@
 """The crossover lesson (docs/step8-separable.md, docs/step9-fft.md,
 docs/results.md): time against filter width for the tuned direct sum (step 7),
-the separable passes (step 8, rank 1 and full rank, both variants), the
+the separable passes (step 8, rank 1 and full rank: its passes and its fused
+kernel in runs made while step 8 had those two variants, its passes and a
+plain run's pick, the tuned winner, since), the
 FFT (step 9) and the FFT in tiles (step 10), beside the best peer measured on the device.
 
 Inputs (docs/results/):
@@ -14,6 +16,10 @@ Inputs (docs/results/):
   opencv-crossover-pocl.csv build/bin/opencv-filter2d --images 2048x2048 --filters random:3,...,box:63 --reps 3
   separable-h200.csv        bench/experiments.sh separable h200 --platform NVIDIA
   separable-blocks-h200.csv bench/experiments.sh separable-blocks h200 --platform NVIDIA
+The step-8 CSVs made while step 8 had variants name them first in the variant
+column ("passes", "fused fused-kernel=box"); later runs name the method
+("default method=passes", "default method=box"; "default": --method auto).
+_kernel() reads both.
 """
 import os
 
@@ -24,10 +30,15 @@ LINES = [  # (label, step(s) (the first present in the CSV), variants (likewise)
     # The tuned direct sum: step 7 now; step 6 in runs made before step 6
     # became register blocking alone (the same kernel, then step 6's).
     (DIRECT, ("step7-tuned", "step6-multioutput"), ("default",), "random"),
-    ("step 8 passes, rank 1 (box)", "step8-separable", ("passes",), "box"),
+    # Step 8: "passes" and "fused" were its variants; bench/crossover.sh now
+    # runs --method passes and auto (a plain run's: the tuned winner, else
+    # the defaults). A CSV holds one kind or the other; empty lines are left out.
+    ("step 8 passes, rank 1 (box)", "step8-separable", ("passes", "default method=passes"), "box"),
     ("step 8 fused, rank 1 (box)", "step8-separable", ("fused",), "box"),
-    ("step 8 passes, full rank", "step8-separable", ("passes",), "random"),
+    ("step 8 tuned, rank 1 (box)", "step8-separable", ("default",), "box"),
+    ("step 8 passes, full rank", "step8-separable", ("passes", "default method=passes"), "random"),
     ("step 8 fused, full rank", "step8-separable", ("fused",), "random"),
+    ("step 8 tuned, full rank", "step8-separable", ("default",), "random"),
     ("step 9, FFT, our product", "step9-fft", ("default product=separate", "default"), "random"),
     ("step 9, FFT, product in VkFFT", "step9-fft", ("default product=fused",), "random"),
     ("step 10, FFT in tiles", "step10-fft-tiled", ("default",), "random"),
@@ -118,6 +129,23 @@ def _setting(variant, name):
     return "auto"
 
 
+# Step 8's old fused kernels (variant fused, --fused-kernel) by today's method names.
+_OLD_FUSED = {"tile": "fused", "direct": "fused-direct", "strip": "strip", "box": "box", "auto": "fused-auto"}
+
+
+def _kernel(variant):
+    """What a step-8 row ran, in today's --method names: passes, fused,
+    fused-direct, strip, box, or auto (a plain run's pick); "fused-auto" for
+    the old variant fused left to pick its kernel (runs made while step 8
+    had variants)."""
+    first = variant.split()[0]
+    if first == "default":
+        return _setting(variant, "method")
+    if first == "fused":
+        return _OLD_FUSED[_setting(variant, "fused-kernel")]
+    return first  # passes, auto
+
+
 def separable_unroll(tag):
     """Step 8's best time per filter and variant, the tile-row loop unrolled or not."""
     rows = load("separable-" + tag)
@@ -126,7 +154,7 @@ def separable_unroll(tag):
         for v in ("passes", "fused"):
             best = {}
             for r in rows:
-                if r["filter"] == f and r["variant"].split()[0] == v:
+                if r["filter"] == f and _kernel(r["variant"]) == v:
                     u = _setting(r["variant"], "unroll")
                     ms = float(r["median_ms"])
                     if u not in best or ms < best[u][0]:
@@ -143,8 +171,20 @@ def separable_unroll(tag):
 
 
 def separable_blocks(tag, filt="box:31", wg="16x16"):
-    """The row pass's block against the column pass's, one filter and work-group."""
+    """The row pass's block against the column pass's, one filter and
+    work-group; runs made since step 8 has one block for both passes (no
+    column-block in the variant): the blocks in one line."""
     rows = [r for r in load("separable-blocks-" + tag) if r["filter"] == filt and r["wg"] == wg]
+    if not any("column-block=" in r["variant"] for r in rows):
+        blocks = sorted({_setting(r["variant"], "block") for r in rows},
+                        key=lambda b: tuple(int(x) for x in b.split("x")))
+        line = ["both passes"]
+        for b in blocks:
+            hit = [r for r in rows if _setting(r["variant"], "block") == b]
+            line.append(fmt(hit[0]["median_ms"]) if hit else "-")
+        return table(["{} ms, work-group {}".format(filt, wg)] + ["block " + b for b in blocks], [line]) + \
+            caption(rows, "bench/experiments.sh separable-blocks " + tag) + \
+            "\nThe passes with the tile (`--rows tile --columns tile`); '-': a pass's tile does not fit local memory.\n"
     rb = sorted({_setting(r["variant"], "block") for r in rows})
     cb = sorted({_setting(r["variant"], "column-block") for r in rows})
     body = []
@@ -163,6 +203,7 @@ def separable_blocks(tag, filt="box:31", wg="16x16"):
 
 SHORT = {DIRECT: "step 7", "step 8 passes, rank 1 (box)": "step 8 passes", "step 8 fused, rank 1 (box)": "step 8 fused",
          "step 8 passes, full rank": "step 8 passes", "step 8 fused, full rank": "step 8 fused",
+         "step 8 tuned, rank 1 (box)": "step 8 tuned", "step 8 tuned, full rank": "step 8 tuned",
          "step 9, FFT, our product": "step 9 (our product)", "step 9, FFT, product in VkFFT": "step 9",
          "step 10, FFT in tiles": "step 10"}
 
@@ -219,11 +260,11 @@ def separable_strip(tag):
     for r in rows:
         if r["filter"] not in filters:
             filters.append(r["filter"])
-    cols = [("passes", lambda v: v == "passes"), ("fused, direct", lambda v: v == "fused fused-kernel=direct")]
+    cols = [("passes", lambda v: _kernel(v) == "passes"), ("fused, direct", lambda v: _kernel(v) == "fused-direct")]
     for b in ("4x4", "4x8"):
         for u in ("on", "off"):
             cols.append(("strip {}, unroll {}".format(b, u),
-                         lambda v, b=b, u=u: "fused-kernel=strip" in v and _setting(v, "block") == b
+                         lambda v, b=b, u=u: _kernel(v) == "strip" and _setting(v, "block") == b
                          and _setting(v, "unroll") == u))
     body = []
     for f in filters:
@@ -232,10 +273,11 @@ def separable_strip(tag):
             hit = [r for r in rows if r["filter"] == f and match(r["variant"])]
             line.append(fmt(hit[0]["median_ms"]) if hit else "-")
         body.append(line)
+    old = any(r["variant"].split()[0] == "fused" for r in rows)  # made while step 8 had variants
     return table(["median ms"] + [c for c, _ in cols], body) + \
         caption(rows, "bench/experiments.sh separable-strip " + tag + " --platform NVIDIA") + (
-        "\n{}x{}, work-group 32x4; `fused, direct`: `--fused-kernel direct` at its default block.\n".format(
-            rows[0]["width"], rows[0]["height"]))
+        "\n{}x{}, work-group 32x4; `fused, direct`: `{}` at its default block.\n".format(
+            rows[0]["width"], rows[0]["height"], "--fused-kernel direct" if old else "--method fused-direct"))
 
 
 def separable_box(tag):
@@ -253,9 +295,9 @@ def separable_box(tag):
     body = []
     for f in widths:
         mine = [r for r in rows if r["filter"] == f]
-        passes = [r for r in mine if r["variant"] == "passes"]
-        auto = [r for r in mine if r["variant"] == "fused"]
-        box = [r for r in mine if "fused-kernel=box" in r["variant"]]
+        passes = [r for r in mine if _kernel(r["variant"]) == "passes"]
+        auto = [r for r in mine if _kernel(r["variant"]) in ("fused-auto", "auto")]
+        box = [r for r in mine if _kernel(r["variant"]) == "box"]
         b256 = [r for r in box if r["wg"] == "256x1"]
         best = min(box, key=lambda r: float(r["median_ms"])) if box else None
         line = [f, fmt(passes[0]["median_ms"]) if passes else "-", fmt(b256[0]["median_ms"]) if b256 else "-"]
@@ -263,13 +305,18 @@ def separable_box(tag):
         line += [fmt(auto[0]["median_ms"]) + " (" + auto[0]["wg"] + ")" if auto else "-"]
         line.append(fmt(100 * float(auto[0]["gbps"]) / copy) if auto else "-")
         body.append(line)
-    wgs = sorted({r["wg"] for r in rows if "fused-kernel=box" in r["variant"]}, key=lambda w: int(w.split("x")[0]))
+    wgs = sorted({r["wg"] for r in rows if _kernel(r["variant"]) == "box"}, key=lambda w: int(w.split("x")[0]))
+    # What *default* ran: the old variant fused's own pick, or a plain run's (--method auto).
+    default = ("`--variant auto` (the fused kernel without a tile below F = 9, the box kernel from 9)"
+               if any(_kernel(r["variant"]) == "fused-auto" for r in rows) else
+               "`--method auto` (the tuned winner where the store held one, else the documented defaults)")
+    passes_wg = sorted({r["wg"] for r in rows if _kernel(r["variant"]) == "passes"})
     return table(["median ms", "passes", "box, 256x1", "box, fastest", "default", "default, % of copy"], body) + \
         caption(rows, "bench/experiments.sh separable-box " + tag + " --platform NVIDIA") + (
-        "\n{}x{}; the passes at work-group 32x4; *box, fastest*: the box kernel at the fastest of {} "
-        "work-groups ({} to {}); *default*: `--variant auto` (the fused kernel without a tile below F = 9, "
-        "the box kernel from 9), with its work-group.\n".format(rows[0]["width"], rows[0]["height"], len(wgs),
-                                                               wgs[0] if wgs else "-", wgs[-1] if wgs else "-"))
+        "\n{}x{}; the passes at work-group {}; *box, fastest*: the box kernel at the fastest of {} "
+        "work-groups ({} to {}); *default*: {}, with its work-group.\n".format(
+            rows[0]["width"], rows[0]["height"], " and ".join(passes_wg) or "-", len(wgs),
+            wgs[0] if wgs else "-", wgs[-1] if wgs else "-", default))
 
 
 GENERATORS = {"crossover": crossover, "which-step": which_step, "separable-fused-widths": separable_fused_widths,
