@@ -13,8 +13,9 @@
 # (experiments.sh separable-strip) and torch's conv2d over the same widths,
 # in one run (crossover-TAG.csv, separable-strip-TAG.csv,
 # torch-crossover-TAG.csv). fft-tiled: step 10 over
-# its tiles and layouts, work-groups 64 to 512 (the registers layout its
-# default, one work-item per line) (fft-tiled-TAG.csv), its --verify runs and its
+# its tiles and layouts, each tile at least F wide, work-groups 64 to 512 (the
+# registers layout at N work-items, one per line of its N-point tile)
+# (fft-tiled-TAG.csv), its --verify runs and its
 # kernels' ptxas report (fft-tiled-TAG.txt). fft-tiled-floor: the 64-point
 # tile's kernel beside copies of it built from convolve.cl with parts taken
 # out (no transform passes: only the tiles' load and store; no reads of the
@@ -164,22 +165,27 @@ for part in ${PARTS:-tour conformance steps1to4 wg-shapes unroll-widths}; do
         > "$OUT/torch-crossover-$tag.csv" 2>> "$log" ;;
     separable-box)  # step 8's box kernel beside its passes (experiments.sh separable-box)
       bench/experiments.sh separable-box "$tag" 2>> "$log" ;;
-    fft-tiled)  # step 10: every tile that fits in each layout; four work-groups (registers: its own); --verify; ptxas
-      filters=random:3,random:7,random:15,random:31,random:45,random:63
-      { build/bin/sweep --steps 10 --images 8192x8192 --filters $filters --set tile=16,32,64 --set layout=local \
-          --wgs 64x1,128x1,256x1,512x1 --reps 10 --no-check
-        build/bin/sweep --steps 10 --images 8192x8192 --filters $filters --set tile=128 --set layout=split \
-          --wgs 64x1,128x1,256x1,512x1 --reps 10 --no-check | tail -n +2
-        build/bin/sweep --steps 10 --images 8192x8192 --filters $filters --set tile=32,64 --set layout=registers \
-          --wgs auto --reps 10 --no-check | tail -n +2
+    fft-tiled)  # step 10: every tile that fits in each layout; four work-groups (registers: N); --verify; ptxas
+      # Step 10 refuses a tile narrower than the filter (a usage error ends a
+      # sweep), so each width sweeps the tiles at least that wide.
+      wide() { local t s=""; for t in $2; do [ "$t" -ge "$1" ] && s+="${s:+,}$t"; done; echo "$s"; }
+      tiled() { build/bin/sweep --steps 10 --images 8192x8192 --filters "random:$1" --reps 10 --no-check "${@:2}"; }
+      { for f in 3 7 15 31 45 63; do
+          [ -n "$(wide $f "16 32 64")" ] &&
+            tiled $f --set tile="$(wide $f "16 32 64")" --set layout=local --wgs 64x1,128x1,256x1,512x1
+          tiled $f --set tile=128 --set layout=split --wgs 64x1,128x1,256x1,512x1
+          for t in $(wide $f "32 64" | tr , ' '); do tiled $f --set tile=$t --set layout=registers --wgs "${t}x1"; done
+        done | awk 'NR == 1 || !/^device,/'
       } > "$OUT/fft-tiled-$tag.csv" 2>> "$log"
       { echo "$stamp; bench/device-run.sh part fft-tiled"
         for f in random:7 random:31 box:31 sobel-x random:63; do
           build/bin/step10-fft-tiled --image synthetic:1919x1079 --filter $f --verify --reps 3
         done
         for t in 16 32 64; do build/bin/kernel-info --step 10 --filter random:15 --set tile=$t --set layout=local; done
-        for t in 32 64; do build/bin/kernel-info --step 10 --filter random:15 --set tile=$t --set layout=registers; done
-        build/bin/kernel-info --step 10 --filter random:31 --set tile=128
+        for t in 32 64; do
+          build/bin/kernel-info --step 10 --filter random:15 --set tile=$t --set layout=registers --wg "${t}x1"
+        done
+        build/bin/kernel-info --step 10 --filter random:31 --set tile=128 --set layout=split
       } > "$OUT/fft-tiled-$tag.txt" 2>&1 ;;
     fft-tiled-floor)  # step 10's local kernel, and copies of it with parts taken out
       probes="$OUT/fft-tiled-floor"

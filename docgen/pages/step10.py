@@ -4,7 +4,10 @@ tiles and work-groups measured, and step 10 beside steps 7 and 9 and cuFFT.
 Inputs (docs/results/):
   fft-tiled-TAG.csv  bench/device-run.sh part fft-tiled (sweep --steps 10 over random filters on
                      8192x8192: tiles 16 to 64 local and 128 split at work-groups 64 to 512,
-                     tiles 32 and 64 in registers at their default)
+                     tiles 32 and 64 in registers at N work-items, one per line: --wgs 32x1,
+                     64x1, the layout's default when fft-tiled-h100.csv was measured; each
+                     tile at least F wide). Rows name tile and layout ("default tile=32
+                     layout=registers"); a row without a layout ran the local one.
   cufft-TAG.csv      bench/device-run.sh part cufft (steps 7, 9 and 10 and CuPy's cuFFT in one run)
   steps567-TAG.csv   the device's copy bandwidth, as measured by the steps' runs there
   fft-tiled-model.csv  tile.cpp's cost model (flops per output, local bytes), written and
