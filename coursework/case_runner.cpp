@@ -9,8 +9,8 @@
 // OUT_FOLDER. With --time it runs the manifest's first run REPS more times
 // and writes each launch's kernel time beside the image (grade --speed). It
 // decides nothing: the grader checks the images against its own reference,
-// and takes the times' median itself. `grade-case --probe` prints "sandbox ok": the grader's
-// test that the sandbox starts.
+// and takes the times' median itself. `grade-case --probe` prints "sandbox ok, device: NAME": the
+// grader's test that the sandbox starts and shows the cases its device.
 #include <cstdlib>
 #include <iostream>
 
@@ -19,14 +19,18 @@
 #include "common/machinery/guard.hpp"
 #include "common/machinery/program_cache.hpp"
 #include "common/machinery/reference.hpp"
+#include "common/machinery/random_inputs.hpp"
 #include "common/machinery/report.hpp"
 #include "common/machinery/settings.hpp"
 #include "coursework/cases.hpp"
 
 int main(int argc, char** argv) {
   if (argc == 2 && std::string(argv[1]) == "--probe") {
-    std::cout << "sandbox ok" << std::endl;
-    return 0;
+    // The device the cases will use, as the variables choose it.
+    return conv::guarded_main("grade-case --probe", [] {
+      std::cout << "sandbox ok, device: " << conv::environment_device().facts().name << std::endl;
+      return 0;
+    });
   }
   if (argc == 8 && std::string(argv[1]) == "--time") {
     return conv::guarded_main("grade-case", [&] {

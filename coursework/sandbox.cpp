@@ -151,7 +151,7 @@ ChildSpec sandboxed(const Sandbox& box, const std::string& work, const std::vect
   spec.timeout_s = timeout_s;
   spec.file_bytes = kFileLimit;
   spec.no_core_dumps = true;
-  spec.memory_bytes = memory_limit();
+  spec.memory_bytes = box.gpu ? 0 : memory_limit();  // on a GPU, case_memory_cap alone (sandbox.hpp)
   spec.cpu_seconds = static_cast<std::uint64_t>(timeout_s * std::max(1u, std::thread::hardware_concurrency())) + 10;
   // The caps on the case as a whole, which the grader checks while it runs.
   CaseCaps caps;
@@ -219,7 +219,18 @@ std::string probe_sandbox(const Sandbox& box, const std::string& scratch) {
   } catch (const std::exception& e) {
     return e.what();
   }
-  if (r.status == 0 && r.out.find("sandbox ok") != std::string::npos) return "";
+  if (r.status == 0 && r.out.find("sandbox ok") != std::string::npos) {
+    // The device a case opens is the one the grader was asked for: a
+    // driver the sandbox hides (its files not bound, its address space
+    // refused) would otherwise leave the cases on another platform.
+    const std::string prefix = "sandbox ok, device: ";
+    const auto at = r.out.find(prefix);
+    const std::string seen = at == std::string::npos ? "" : r.out.substr(at + prefix.size(),
+                                                                          r.out.find('\n', at) - at - prefix.size());
+    if (box.device_name.empty() || seen == box.device_name) return "";
+    return one_line("a case sees the device '" + seen + "', not '" + box.device_name +
+                    "' the grader was asked for (the sandbox hides a file or the address space its driver needs)");
+  }
   std::string why = r.err.substr(0, r.err.find('\n'));
   if (why.empty()) why = r.timed_out ? "it did not start within 60 s" : "exit status " + std::to_string(r.status);
   return one_line(why);

@@ -20,6 +20,13 @@ struct Sandbox {
   std::string runner;     // the case runner, a copy readable by the sandbox's user
   std::string inputs;     // the folder of the cases' inputs, seen read-only
   Env env;                // the device's variables (CLCONV_PLATFORM, ...)
+  // The device the grader was asked for. On a GPU a case's process gets no
+  // address-space limit: a CUDA-based OpenCL driver reserves far more
+  // address space than it uses (NVIDIA's needs more than 50 GB of it, and
+  // under less its platform is not listed at all), so there the summed
+  // resident memory of the case's processes (case_memory_cap) bounds it.
+  bool gpu = false;
+  std::string device_name;  // probe_sandbox checks that a case sees this device
 };
 
 // Where the sandbox sees the runner, the inputs and the writable folder.
@@ -64,8 +71,9 @@ std::uint64_t case_memory_cap();
 // inputs folder.
 std::string inside(const Sandbox& box, const std::string& work, const std::string& path);
 
-// Starts the runner in the sandbox once (`grade-case --probe`); "" when it
-// works, else why not, in one line.
+// Starts the runner in the sandbox once (`grade-case --probe`, which opens
+// the device the variables in box.env choose and prints its name); "" when
+// it works and the device is box.device_name, else why not, in one line.
 std::string probe_sandbox(const Sandbox& box, const std::string& scratch);
 
 // The folder `work` made ready for the sandbox's user: owned by uid 65534
