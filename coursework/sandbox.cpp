@@ -82,13 +82,16 @@ void add_system(std::vector<std::string>& a) {
   }
   // /dev and its /dev/shm are bubblewrap's own tmpfs, which is memory: a
   // small one of its own for /dev/shm, and /dev read-only.
-  a.insert(a.end(), {"--proc", "/proc", "--dev", "/dev", "--size", std::to_string(kShmBytes), "--tmpfs", "/dev/shm",
-                     "--remount-ro", "/dev"});
-  glob_t g{};
-  for (const char* pattern : {"/dev/dri", "/dev/kfd", "/dev/nvidia*"})
+  // A GPU's device nodes are bound before /dev is made read-only: a node in
+  // a folder of its own (/dev/nvidia-caps, /dev/dri) needs its folder made.
+  a.insert(a.end(), {"--proc", "/proc", "--dev", "/dev", "--size", std::to_string(kShmBytes), "--tmpfs", "/dev/shm"});
+  for (const char* pattern : {"/dev/dri", "/dev/kfd", "/dev/nvidia*"}) {
+    glob_t g{};
     if (glob(pattern, 0, nullptr, &g) == 0)
       for (std::size_t i = 0; i < g.gl_pathc; ++i) a.insert(a.end(), {"--dev-bind", g.gl_pathv[i], g.gl_pathv[i]});
-  globfree(&g);
+    globfree(&g);
+  }
+  a.insert(a.end(), {"--remount-ro", "/dev"});
 }
 
 }  // namespace
