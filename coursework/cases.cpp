@@ -335,6 +335,17 @@ void run_manifest(const std::string& step_name, const std::string& manifest,
     } catch (const BuildError& e) {
       std::ofstream(build_note_file(out_folder, k)) << e.what();
       return;
+    } catch (const cl::Error& e) {
+      // A call the driver failed while the kernel ran or was waited for:
+      // on a GPU, where no signal ends the process, most often a read or a
+      // write outside the buffers (NVIDIA's driver fails the launch).
+      const std::string call = e.what();
+      const bool after_launch = call.find("Wait") != std::string::npos || call.find("Finish") != std::string::npos ||
+                                call.find("Read") != std::string::npos;
+      std::ofstream(fault_note_file(out_folder, k))
+          << "the device failed the run (" << call << ": " << cl_error_name(e.err()) << ")"
+          << (after_launch ? ": on a GPU most often a read or a write outside the kernel's buffers" : "");
+      return;
     } catch (const std::exception& e) {  // a kernel fault, a limit of the device
       std::ofstream(fault_note_file(out_folder, k)) << e.what();
       return;
