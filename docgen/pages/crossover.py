@@ -248,7 +248,7 @@ def separable_fused_widths(tag):
             line.append(fmt(hit[0]["median_ms"]) if hit else "-")
         body.append(line)
     return table(["median ms", "settings of the time"] + ["unroll {}, {}".format(u, b) for u, b in grid], body) + \
-        caption(rows, "build/bin/sweep --steps 8 --variants fused, twice: the commands table of results.md") + (
+        caption(rows, "build/bin/sweep --steps 8` with the options of then (`--variants fused`), twice: the commands table of `results.md") + (
         "\n8192x8192, work-group 32x4, `--fused-kernel direct`; '-': not measured.\n")
 
 
