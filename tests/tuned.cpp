@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "common/machinery/device_choice.hpp"
+#include "common/machinery/filter_specs.hpp"
 #include "common/machinery/guard.hpp"
 #include "common/machinery/program_cache.hpp"
 #include "common/machinery/reference.hpp"
@@ -439,5 +440,54 @@ TEST_CASE("step7: --tune searches a small space, checks, stores, and the next pl
     INFO(b.err);
     CHECK(b.status == 2);
     CHECK(b.err_lines() == 1);
+  }
+}
+
+namespace conv {
+std::unique_ptr<Step> make_step8_separable();
+std::unique_ptr<Step> make_step10_fft_tiled();
+}
+
+TEST_CASE("steps 8 and 10: --tune stores a winner the next plain run uses; an untuned problem says how to tune it",
+          "[tuner][cli]") {
+  ScratchCache cache("tune-8-10");
+  struct Case {
+    std::unique_ptr<Step> step;
+    const char* tuned;    // the filter tuned
+    const char* untuned;  // one of another problem
+    const char* how;      // the command the untuned run names
+  };
+  Case cases[] = {{make_step8_separable(), "box:5", "box:7", "--tune --filters box:7"},
+                  {make_step10_fft_tiled(), "random:5", "random:7", "--tune --filters random:7"}};
+  for (Case& c : cases) {
+    const std::string name = c.step->name();
+    INFO(name);
+    const Tunable& t = tunable(*c.step);
+    const test::Outcome r = test::run_program(name, {"--tune", "--small", "--image", "synthetic:64x48", "--filters",
+                                                     c.tuned, "--budget", "20", "--reps", "1"});
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    const auto problem = t.tune_problem(parse_filter_spec(c.tuned));
+    const auto stored = stored_winner(t, test::device().facts(), problem);
+    REQUIRE(stored);
+    const test::Outcome run =
+        test::run_program(name, {"--image", "synthetic:40x30", "--filter", c.tuned, "--reps", "1", "--verify"});
+    INFO(run.out << run.err);
+    REQUIRE(run.status == 0);
+    if (name == "step10-fft-tiled") {  // its note names the tile and the layout in words
+      const std::string tile = stored->point.at("tile");
+      CHECK(run.out.find("tile " + tile + "x" + tile) != std::string::npos);
+      CHECK(run.out.find(stored->point.at("layout") + " layout") != std::string::npos);
+    } else {
+      CHECK(run.out.find(point_text(t, stored->point)) != std::string::npos);
+    }
+    CHECK((run.out.find("tuned winner") != std::string::npos ||
+           run.out.find("kept by the tuner") != std::string::npos));
+    const test::Outcome other =
+        test::run_program(name, {"--image", "synthetic:40x30", "--filter", c.untuned, "--reps", "1"});
+    INFO(other.out << other.err);
+    REQUIRE(other.status == 0);
+    CHECK(other.out.find("documented defaults") != std::string::npos);
+    CHECK(other.out.find(std::string("build/bin/") + name + " " + c.how) != std::string::npos);
   }
 }
