@@ -134,9 +134,11 @@ bool is_slow(const SpeedMeasure& m, double margin);
 std::string speed_reason(const Setup& setup, const SpeedMeasure& m);
 
 // Before grading with --speed: the step's own kernel timed against the
-// reference, as a submission would be. Error when it is itself slow: no
-// student could be asked to be faster on this device. Returns one line
-// for the instructor on how the two compare.
+// reference, as a submission would be; one line for the instructor on how
+// the two compare, which says so when the step's own kernel would itself be
+// slow (an exercise may ask for more than the model answer does: step 1's
+// signature at step 3's speed). Error when the step's own kernel fails the
+// speed case, or the reference does.
 std::string check_speed_reference(const Setup& setup);
 
 Grade grade_submission(const Setup& setup, const Submission& submission, int index);

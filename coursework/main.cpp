@@ -141,10 +141,12 @@ void check_report(const std::string& report) {
 }
 
 // The sandbox for the cases, tried once; with --no-sandbox, none.
-Sandbox make_sandbox(const Setup& setup, bool wanted) {
+Sandbox make_sandbox(const Setup& setup, bool wanted, const DeviceFacts& facts) {
   Sandbox box;
   box.enabled = wanted;
   box.env = setup.device_env;
+  box.gpu = facts.is_gpu;
+  box.device_name = facts.name;
   box.inputs = setup.scratch + "/inputs";
   fs::create_directories(box.inputs);
   // A copy of the runner, where the sandbox's user can read it (the build
@@ -263,7 +265,7 @@ int run(int argc, char** argv, const sigset_t& interrupts) {
       "Structural checks (read from the source, comments removed):\n" + structural_help() +
       "Report: a Markdown table on standard output, --report CSV with the columns "
       "student,step,verdict,cases_passed,cases_total,reason,seconds,sandbox,kernel_ms,reference_ms,"
-      "speed_ratio (the last three with --speed; written whole, under a "
+      "speed_ratio,speed_noise (the last four with --speed; written whole, under a "
       "lock beside it: a second grader on the same report stops at once), a progress line per "
       "submission on standard error.\n"
       "Exit status: 0 when every submission was graded (whatever the verdicts), 1 when the "
@@ -331,7 +333,7 @@ int run(int argc, char** argv, const sigset_t& interrupts) {
   Scratch scratch;
   setup.scratch = scratch.path;
   handle_interrupts(interrupts, scratch.path, report_lock ? report_lock->path() : "");
-  setup.sandbox = make_sandbox(setup, !no_sandbox);
+  setup.sandbox = make_sandbox(setup, !no_sandbox, facts);
   if (no_sandbox)
     std::cerr << "grade: --no-sandbox: the cases run without the sandbox; the report records it" << std::endl;
   prepare_cases(setup);

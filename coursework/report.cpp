@@ -67,17 +67,24 @@ std::string ratio(double v) {
   std::snprintf(buf, sizeof buf, "%.2f", v);
   return buf;
 }
+std::string fraction(double v) {
+  if (v < 0) return "";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", v);
+  return buf;
+}
 
 }  // namespace
 
 std::string grades_csv(const std::string& step_name, const std::vector<Grade>& grades, bool sandboxed) {
   std::ostringstream out;
-  out << "student,step,verdict,cases_passed,cases_total,reason,seconds,sandbox,kernel_ms,reference_ms,speed_ratio\n";
+  out << "student,step,verdict,cases_passed,cases_total,reason,seconds,sandbox,kernel_ms,reference_ms,speed_ratio,"
+         "speed_noise\n";
   for (const auto& g : grades)
     out << csv_field(g.student) << ',' << csv_field(step_name) << ',' << verdict_name(g.verdict)
         << ',' << g.cases_passed << ',' << g.cases_total << ',' << csv_field(g.reason) << ','
         << seconds(g.seconds) << ',' << (sandboxed ? "bwrap" : "none") << ',' << ms(g.kernel_ms) << ','
-        << ms(g.reference_ms) << ',' << ratio(g.speed_ratio) << '\n';
+        << ms(g.reference_ms) << ',' << ratio(g.speed_ratio) << ',' << fraction(g.speed_noise) << '\n';
   return out.str();
 }
 

@@ -9,9 +9,10 @@
 namespace conv::grade {
 
 // student,step,verdict,cases_passed,cases_total,reason,seconds,sandbox,
-// kernel_ms,reference_ms,speed_ratio: "sandbox" is "bwrap", or "none" for
-// a class graded with --no-sandbox; the last three are empty unless the
-// submission was timed (grade --speed).
+// kernel_ms,reference_ms,speed_ratio,speed_noise: "sandbox" is "bwrap", or
+// "none" for a class graded with --no-sandbox; the last four are empty
+// unless the submission was timed (grade --speed); speed_noise is the
+// spread of the reference's run medians over their median (0.043: 4.3 %).
 std::string grades_csv(const std::string& step_name, const std::vector<Grade>& grades, bool sandboxed = true);
 
 // The table; with `speed`, each submission's kernel time and its ratio to

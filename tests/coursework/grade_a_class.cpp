@@ -205,13 +205,14 @@ TEST_CASE("grade gives every kind of submission its verdict and a reason to act 
   CHECK_FALSE(fs::exists(stale));
   REQUIRE(rows.size() == expected.size() + 1);
   CHECK(rows[0] == std::vector<std::string>{"student", "step", "verdict", "cases_passed", "cases_total", "reason",
-                                            "seconds", "sandbox", "kernel_ms", "reference_ms", "speed_ratio"});
+                                            "seconds", "sandbox", "kernel_ms", "reference_ms", "speed_ratio",
+                                            "speed_noise"});
   std::map<std::string, Row> grades;
   for (std::size_t i = 1; i < rows.size(); ++i) {
-    REQUIRE(rows[i].size() == 11);
+    REQUIRE(rows[i].size() == 12);
     CHECK(rows[i][1] == "step3-local");
     CHECK(rows[i][7] == "bwrap");
-    CHECK((rows[i][8].empty() && rows[i][9].empty() && rows[i][10].empty()));  // no --speed: not timed
+    CHECK((rows[i][8].empty() && rows[i][9].empty() && rows[i][10].empty() && rows[i][11].empty()));  // not timed
     if (rows[i][0][0] == '\'') rows[i][0] = rows[i][0].substr(1);  // a name a spreadsheet would run
     grades[rows[i][0]] = {rows[i][2], rows[i][5], std::stoi(rows[i][3]), std::stoi(rows[i][4])};
     CHECK_THAT(r.out, ContainsText("| " + rows[i][0] + " | step3-local | " + rows[i][2] + " |"));
@@ -298,8 +299,8 @@ TEST_CASE("grade refuses an unusable report, a NaN limit, and grading without a 
       {{"CLCONV_BWRAP", "/no/such/bwrap"}});
   INFO(unconfined.err);
   CHECK(unconfined.status == 0);
-  CHECK_THAT(read(dir / "old.csv"), ContainsText(",sandbox,kernel_ms,reference_ms,speed_ratio\n") &&
-                                        ContainsText("forge,step3-local,forbidden,") && ContainsText(",none,,,\n"));
+  CHECK_THAT(read(dir / "old.csv"), ContainsText(",sandbox,kernel_ms,reference_ms,speed_ratio,speed_noise\n") &&
+                                        ContainsText("forge,step3-local,forbidden,") && ContainsText(",none,,,,\n"));
   CHECK_THAT(unconfined.out, ContainsText("WITHOUT the sandbox"));
 }
 

@@ -310,15 +310,15 @@ TEST_CASE("the CSV report has the promised columns and quotes what needs it", "[
   g.cases_total = 7;
   g.seconds = 12.34;
   CHECK(grades_csv("step3-local", {g}) ==
-        "student,step,verdict,cases_passed,cases_total,reason,seconds,sandbox,kernel_ms,reference_ms,speed_ratio\n"
-        "ann,step3-local,wrong,3,7,\"\"\"600x400\"\": wg 8x8, seed 1\",12.3,bwrap,,,\n");
+        "student,step,verdict,cases_passed,cases_total,reason,seconds,sandbox,kernel_ms,reference_ms,speed_ratio,speed_noise\n"
+        "ann,step3-local,wrong,3,7,\"\"\"600x400\"\": wg 8x8, seed 1\",12.3,bwrap,,,,\n");
   // A field a spreadsheet would run as a formula gets a quote in front.
   Grade f = g;
   f.student = "=HYPERLINK(\"x\")";
   f.reason = "-2+3";
   CHECK(grades_csv("step3-local", {f}, false) ==
-        "student,step,verdict,cases_passed,cases_total,reason,seconds,sandbox,kernel_ms,reference_ms,speed_ratio\n"
-        "\"'=HYPERLINK(\"\"x\"\")\",step3-local,wrong,3,7,'-2+3,12.3,none,,,\n");
+        "student,step,verdict,cases_passed,cases_total,reason,seconds,sandbox,kernel_ms,reference_ms,speed_ratio,speed_noise\n"
+        "\"'=HYPERLINK(\"\"x\"\")\",step3-local,wrong,3,7,'-2+3,12.3,none,,,,\n");
   for (const char* lead : {"+", "@"}) {
     f.student = std::string(lead) + "x";
     CHECK_THAT(grades_csv("s", {f}), ContainsText("\n'" + f.student));

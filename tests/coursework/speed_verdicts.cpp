@@ -92,15 +92,16 @@ TEST_CASE("grade --speed: the step's own kernel passes, a kernel with a pointles
                         ContainsText("| kernel ms | x reference |") && ContainsText("Ranking by kernel time"));
   const std::string csv = read_text(report);
   CHECK(csv.rfind("student,step,verdict,cases_passed,cases_total,reason,seconds,sandbox,kernel_ms,reference_ms,"
-                  "speed_ratio\n", 0) == 0);
+                  "speed_ratio,speed_noise\n", 0) == 0);
   auto rows = rows_by_student(csv);
   REQUIRE(rows.size() == 3);
   for (const auto& [student, fields] : rows) {
     INFO(student);
-    REQUIRE(fields.size() == 11);
+    REQUIRE(fields.size() == 12);
     CHECK(std::stod(fields[8]) > 0);   // kernel_ms
     CHECK(std::stod(fields[9]) > 0);   // reference_ms
     CHECK(std::stod(fields[10]) > 0);  // speed_ratio
+    CHECK(std::stod(fields[11]) >= 0); // speed_noise
   }
   CHECK(rows["own"][2] == "pass");
   CHECK(std::stod(rows["own"][10]) < 1 + kSpeedMargin + 0.5);
@@ -111,8 +112,10 @@ TEST_CASE("grade --speed: the step's own kernel passes, a kernel with a pointles
                  ContainsText("the median of 3 runs of 10 launches each, in turns with the reference's") &&
                  ContainsText("the exercise asks for at least as fast as step1-naive's kernel (margin 10 %, noise "
                               "measured "));
-  CHECK(rows["skips-work"][2] == "pass");
-  CHECK(std::stod(rows["skips-work"][10]) > 0.5);  // it did its work every time
+  // Its extra read makes it a little slower, slow or not by the noise: what
+  // matters is that it gained nothing, for it did its work every time.
+  CHECK((rows["skips-work"][2] == "pass" || rows["skips-work"][2] == "slow"));
+  CHECK(std::stod(rows["skips-work"][10]) > 0.5);
   // The ranking: the loop last.
   const auto ranking = r.out.substr(r.out.find("Ranking by kernel time"));
   CHECK_THAT(ranking, ContainsText("| 3 | pointless-loop | slow |"));
