@@ -362,7 +362,12 @@ Resolved resolve_point(const Tunable& tunable, const DeviceFacts& facts, const T
     r.origin = origin(changed, from) + "; " + also + " to go with them (" + why + ")";
     return r;
   }
-  r.why = why;
+  // No point has them: why not, said of the defaults with the values given
+  // (the same whatever the store holds, so about the values given).
+  TunePoint plain = tunable.tune_defaults(facts, problem);
+  for (const auto& [name, value] : given) plain[name] = value;
+  r.why = tunable.tune_ruled_out(facts, problem, plain);
+  if (r.why.empty()) r.why = why;
   r.origin = origin(changed, from);
   return r;
 }
