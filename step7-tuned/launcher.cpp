@@ -156,7 +156,8 @@ class ThisStep : public Step, public Tunable {
     const Resolved r = resolve(device.facts(), options, problem.filter, true);
     const TunePoint& c = r.point;
     const bool direct = c.at("tile") == "off";
-    const auto [bx, by] = block_of(c);
+    int bx = 0, by = 0;  // the block (lambdas below capture them: no structured binding)
+    std::tie(bx, by) = block_of(c);
     // The device image's rows: the groups cover a grid of whole blocks,
     // rounded up to the work-group, and each reads up to three floats past
     // its tile to finish its last float4. Rows start on 128 bytes.

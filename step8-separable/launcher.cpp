@@ -34,7 +34,8 @@ class ThisStep : public SeparableStep {  // its options, work-group and space: t
     const Image& in = problem.padded;
     const int out_width = problem.out_width(), out_height = problem.out_height();
     const int filter_width = problem.filter.width;
-    const auto [bx, by] = size_of(point, "block");  // both passes'
+    int bx = 0, by = 0;  // both passes' block (a lambda below captures them: no structured binding)
+    std::tie(bx, by) = size_of(point, "block");
     // The device image's rows: the groups cover a grid of whole blocks,
     // rounded up to the work-group, and each reads up to three floats past
     // its tile to finish its last float4. Rows start on 128 bytes.
