@@ -310,8 +310,15 @@ SpeedMeasure measure_speed(const Setup& setup, const std::string& source, const 
   m.kernel_ms = median_of(m.kernel_runs);
   m.reference_ms = median_of(m.reference_runs);
   m.ratio = m.kernel_ms / m.reference_ms;
-  const auto [low, high] = std::minmax_element(m.reference_runs.begin(), m.reference_runs.end());
-  m.noise = (*high - *low) / m.reference_ms;
+  // The noise: how far one kernel's run medians spread on this machine now,
+  // the larger of the two kernels' spreads (a run of identical kernels on a
+  // loaded machine can find the reference's runs close together and the
+  // other's not).
+  const auto spread = [](const std::vector<double>& runs, double median) {
+    const auto [low, high] = std::minmax_element(runs.begin(), runs.end());
+    return (*high - *low) / median;
+  };
+  m.noise = std::max(spread(m.reference_runs, m.reference_ms), spread(m.kernel_runs, m.kernel_ms));
   return m;
 }
 

@@ -33,9 +33,10 @@ constexpr double kOclgrindLimit = 120;
 // case runner that launches the kernel once (checked) and kSpeedLaunches
 // more times (each timed by OpenCL's profiling events, each result checked
 // against the first). A kernel's time is the median over its runs of each
-// run's median; the noise is the spread (max - min) of the reference's run
-// medians over their median. The verdict is `slow` when the submission's
-// time over the reference's exceeds 1 + margin + noise.
+// run's median; the noise is the spread (max - min) of a kernel's run
+// medians over their median, the larger of the two kernels'. The verdict is
+// `slow` when the submission's time over the reference's exceeds
+// 1 + margin + noise.
 constexpr double kSpeedMargin = 0.10;
 constexpr int kSpeedRuns = 5;
 constexpr int kSpeedLaunches = 10;

@@ -12,7 +12,8 @@ namespace conv::grade {
 // kernel_ms,reference_ms,speed_ratio,speed_noise: "sandbox" is "bwrap", or
 // "none" for a class graded with --no-sandbox; the last four are empty
 // unless the submission was timed (grade --speed); speed_noise is the
-// spread of the reference's run medians over their median (0.043: 4.3 %).
+// spread of a kernel's run medians over their median, the larger of the
+// two kernels' (0.043: 4.3 %).
 std::string grades_csv(const std::string& step_name, const std::vector<Grade>& grades, bool sandboxed = true);
 
 // The table; with `speed`, each submission's kernel time and its ratio to
