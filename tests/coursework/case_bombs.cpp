@@ -7,8 +7,6 @@
 // reason, and the grader goes on to the next case and the next student.
 #include "tests/catch.hpp"
 
-#include "common/machinery/sanitizer.hpp"
-
 #include <unistd.h>
 
 #include <chrono>
@@ -18,6 +16,7 @@
 
 #include "common/machinery/device_choice.hpp"
 #include "common/machinery/guard.hpp"
+#include "common/machinery/sanitizer.hpp"
 #include "common/machinery/program_cache.hpp"
 #include "common/machinery/reference.hpp"
 #include "common/machinery/registry.hpp"
