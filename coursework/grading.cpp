@@ -13,6 +13,7 @@
 #include <sstream>
 #include <thread>
 
+#include "common/core/timing.hpp"
 #include "common/core/errors.hpp"
 #include "common/machinery/random_inputs.hpp"
 #include "common/machinery/registry.hpp"
@@ -152,12 +153,6 @@ std::string ms_text(double ms) {
   return buf;
 }
 
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 // One timing run of the kernel in work/kernel.cl with `step`'s launcher on
 // the speed case, in the sandbox: the case runner's --time mode. Its
 // outcome is judge()'s on the speed case's image (a wrong result, a crash,
@@ -209,7 +204,7 @@ TimedRun time_run(const Setup& setup, const Step& step, const std::string& work,
       t.outcome.reason = "\"" + speed.speed_case.title + "\" ended without the times of its " +
                          std::to_string(speed.launches) + " launches";
     } else {
-      t.median_ms = median_of(times);
+      t.median_ms = summarize(times).median_ms;
     }
   }
   remove_tree(out);
@@ -307,8 +302,8 @@ SpeedMeasure measure_speed(const Setup& setup, const std::string& source, const 
   remove_tree(work);
   remove_tree(reference_work);
   if (!m.ok) return m;
-  m.kernel_ms = median_of(m.kernel_runs);
-  m.reference_ms = median_of(m.reference_runs);
+  m.kernel_ms = summarize(m.kernel_runs).median_ms;
+  m.reference_ms = summarize(m.reference_runs).median_ms;
   m.ratio = m.kernel_ms / m.reference_ms;
   // The noise: how far one kernel's run medians spread on this machine now,
   // the larger of the two kernels' spreads (a run of identical kernels on a

@@ -13,4 +13,20 @@ std::vector<std::uint8_t> read_bytes(const std::string& path);
 std::string read_text(const std::string& path);  // the whole file, "" when it cannot be read
 bool file_exists(const std::string& path);
 
+// XDG_CACHE_HOME pointed at a fresh folder, NAME under the scratch folder,
+// for the scope: the store of tuned winners (and the other caches) start
+// empty, and the user's own are left alone.
+class ScratchCache {
+ public:
+  explicit ScratchCache(const std::string& name);
+  ~ScratchCache();
+  ScratchCache(const ScratchCache&) = delete;
+  ScratchCache& operator=(const ScratchCache&) = delete;
+  std::string path;
+
+ private:
+  bool had_ = false;
+  std::string old_;
+};
+
 }  // namespace conv::test

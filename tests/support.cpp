@@ -50,6 +50,21 @@ std::string scratch_dir() {
   return dir.path;
 }
 
+ScratchCache::ScratchCache(const std::string& name) : path(scratch_dir() + "/" + name) {
+  if (const char* v = std::getenv("XDG_CACHE_HOME")) had_ = true, old_ = v;
+  std::error_code ec;
+  std::filesystem::remove_all(path, ec);
+  std::filesystem::create_directories(path + "/clconv");
+  conv::set_environment("XDG_CACHE_HOME", path);
+}
+
+ScratchCache::~ScratchCache() {
+  if (had_)
+    conv::set_environment("XDG_CACHE_HOME", old_);
+  else
+    conv::unset_environment("XDG_CACHE_HOME");
+}
+
 std::string write_scratch(const std::string& name, const std::vector<std::uint8_t>& bytes) {
   const std::string path = scratch_dir() + "/" + name;
   std::ofstream out(path, std::ios::binary | std::ios::trunc);

@@ -37,24 +37,7 @@ std::unique_ptr<Step> make_step7_tuned();
 
 namespace {
 
-// XDG_CACHE_HOME pointed at a fresh folder for the scope: the store is
-// empty, and the user's own is left alone.
-struct ScratchCache {
-  std::string old, path;
-  bool had = false;
-  explicit ScratchCache(const std::string& name) {
-    if (const char* v = std::getenv("XDG_CACHE_HOME")) had = true, old = v;
-    path = test::scratch_dir() + "/" + name;
-    std::filesystem::create_directories(path + "/clconv");
-    setenv("XDG_CACHE_HOME", path.c_str(), 1);
-  }
-  ~ScratchCache() {
-    if (had)
-      setenv("XDG_CACHE_HOME", old.c_str(), 1);
-    else
-      unsetenv("XDG_CACHE_HOME");
-  }
-};
+using test::ScratchCache;
 
 const Tunable& tunable(const Step& step) { return dynamic_cast<const Tunable&>(step); }
 

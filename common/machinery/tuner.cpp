@@ -14,6 +14,7 @@
 
 #include "common/core/errors.hpp"
 #include "common/core/run_step.hpp"
+#include "common/core/timing.hpp"
 #include "common/machinery/cli.hpp"
 #include "common/machinery/device_choice.hpp"
 #include "common/machinery/filter_specs.hpp"
@@ -83,12 +84,6 @@ class Progress {
   bool tty_;
   int last_tenth_ = -1;
 };
-
-double median_of(std::vector<double> x) {
-  std::sort(x.begin(), x.end());
-  const std::size_t n = x.size();
-  return n == 0 ? NAN : n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
-}
 
 // Points that differ in the fewest parameters from `p`, of those in `timed`:
 // the fastest of them, the guess for an untimed point's time.
@@ -200,7 +195,7 @@ SearchOutcome search(const SearchJob& job) {
     }
   std::map<TunePoint, double> medians;
   for (const auto& [p, times] : rounds)
-    if (!times.empty()) medians[p] = median_of(times);
+    if (!times.empty()) medians[p] = summarize(times).median_ms;
   if (!medians.count(out.defaults)) medians[out.defaults] = measured[out.defaults].ms;
   out.default_ms = medians[out.defaults];
   const auto& d = rounds[out.defaults];

@@ -21,25 +21,8 @@ using conv::TunePoint;
 
 namespace {
 
-// XDG_CACHE_HOME for this process, pointed at a fresh folder for the
-// scope: the store is empty, and the user's own is left alone.
-struct ScratchCache {
-  std::string old, path;
-  bool had = false;
-  explicit ScratchCache(const std::string& name) {
-    if (const char* v = std::getenv("XDG_CACHE_HOME")) had = true, old = v;
-    path = test::scratch_dir() + "/" + name;
-    std::filesystem::remove_all(path);
-    std::filesystem::create_directories(path + "/clconv");
-    setenv("XDG_CACHE_HOME", path.c_str(), 1);
-  }
-  ~ScratchCache() {
-    if (had)
-      setenv("XDG_CACHE_HOME", old.c_str(), 1);
-    else
-      unsetenv("XDG_CACHE_HOME");
-  }
-};
+using conv::test::ScratchCache;
+
 
 DeviceFacts gpu_like(DeviceFacts facts) {
   facts.is_gpu = true;

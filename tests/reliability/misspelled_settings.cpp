@@ -186,15 +186,7 @@ TEST_CASE("step 8 refuses a setting its method cannot run with, before building 
     return args;
   };
   // An empty store of tuned winners: the runs below take the defaults.
-  const std::string cache = conv::test::scratch_dir() + "/empty-store";
-  const char* had = std::getenv("XDG_CACHE_HOME");
-  const std::string old_cache = had ? had : "";
-  setenv("XDG_CACHE_HOME", cache.c_str(), 1);
-  struct Restore {
-    bool had;
-    std::string old;
-    ~Restore() { had ? setenv("XDG_CACHE_HOME", old.c_str(), 1) : unsetenv("XDG_CACHE_HOME"); }
-  } restore{had != nullptr, old_cache};
+  const ScratchCache cache("empty-store");
   expect_refusal("step8-separable", with({"--method", "fused", "--rows", "direct"}), 2,
                  "method fused runs both passes in one kernel: rows stays tile");
   expect_refusal("step8-separable", with({"--method", "strip", "--columns", "direct"}), 2,
