@@ -27,13 +27,22 @@ out="$results/speed-verdicts-$tag.csv"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# The machine, as the CSV names it: cores and CPU, the device and its driver.
+# The machine, as the CSV names it: cores and CPU, then (from the first
+# run's report, which names the device the grader chose with the options
+# given) the device and its driver.
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 machine="$(nproc)-core $cpu"
-devices=$("$grade" --list-devices "$@" 2>/dev/null || true)
-device=$(printf '%s\n' "$devices" | sed -n 's/^ *device [0-9]* ([^)]*): \(.*\) \[[a-z]*\], driver \([^,]*\),.*/\1/p' | head -1)
-driver=$(printf '%s\n' "$devices" | sed -n 's/^ *device [0-9]* ([^)]*): .* \[[a-z]*\], driver \([^,]*\),.*/\1/p' | head -1)
-case "$devices" in *PoCL*) driver="PoCL $driver" ;; esac
+device="" driver=""
+name_device() {  # from "Grades for STEP on DEVICE (PLATFORM), seed ..."
+  [ -n "$device" ] && return
+  device=$(sed -n '1s/^Grades for [^ ]* on \(.*\) ([^)]*), seed .*/\1/p' "$work/out.md")
+  [ -n "$device" ] || { echo "speed-verdicts: the report does not name its device" >&2; exit 1; }
+  local line
+  line=$("$grade" --list-devices 2>/dev/null | grep -F "): $device [" | head -1 || true)
+  driver=$(printf '%s\n' "$line" | sed -n 's/.*\], driver \([^,]*\),.*/\1/p')
+  case "$(sed -n 1p "$work/out.md")" in *"(Portable Computing Language)"*) driver="PoCL $driver" ;; esac
+  return 0
+}
 date=$(date +%Y-%m-%d)
 
 echo "machine,device,driver,date,scenario,step,reference,run,load,verdict,kernel_ms,reference_ms,speed_ratio,speed_noise,reason" > "$out.partial"
@@ -53,6 +62,7 @@ scenario() {  # NAME STEP FOLDER [grade options]
     # The report's row (fields 3 and 9-12: verdict, kernel_ms, reference_ms,
     # speed_ratio, speed_noise); the reason (field 6) may hold commas, so the
     # numbers are taken from the end, and the reason by Python's csv.
+    name_device
     row=$(sed -n 2p "$work/grades.csv")
     verdict=$(printf '%s' "$row" | cut -d, -f3)
     tail4=$(printf '%s' "$row" | rev | cut -d, -f1-4 | rev)

@@ -23,11 +23,6 @@
 namespace conv::histogram {
 namespace {
 
-struct Loaded {
-  std::string spec;
-  RgbImage image;
-};
-
 // The expected counts of one image, computed once, only if needed.
 class Expected {
  public:
@@ -90,7 +85,10 @@ void print(const Options& o, const DeviceFacts& facts, const std::vector<Row>& r
     write_run_table(std::cout, rows);
 }
 
-int measured_runs(const Options& o, const std::vector<Loaded>& images,
+// The images are given as their specs, each checked before any device work
+// (run_histogram) and loaded only when its turn comes: one image in memory
+// at a time, however many --image a run names.
+int measured_runs(const Options& o, const std::vector<std::string>& specs,
                   const std::vector<std::string>& names, Counts& first) {
   DeviceContext context(o.device);
   context.use_binary_cache(ProgramCache::for_user(o.no_cache));
@@ -104,10 +102,8 @@ int measured_runs(const Options& o, const std::vector<Loaded>& images,
   std::vector<Row> rows;
   std::vector<std::string> notes;
   bool all_ok = true, have_first = false;
-  for (const Loaded& loaded : images) {
-    // Named, not a structured binding: C++17 lambdas cannot capture those.
-    const std::string& spec = loaded.spec;
-    const RgbImage& image = loaded.image;
+  for (const std::string& spec : specs) {
+    const RgbImage image = load_rgb_spec(spec);
     Expected expected(image);
     auto row = [&](const std::string& variant, const std::string& phase, const Stats& stats) {
       Row r = make_row(facts, variant, phase, spec, image.width, image.height, stats);
@@ -154,12 +150,13 @@ int measured_runs(const Options& o, const std::vector<Loaded>& images,
   return all_ok ? 0 : 1;
 }
 
-int breakdown_runs(const Options& o, const std::vector<Loaded>& images,
+int breakdown_runs(const Options& o, const std::vector<std::string>& specs,
                    const std::vector<std::string>& names, Counts& first) {
   const ProgramCache cache = ProgramCache::for_user(o.no_cache);
   std::vector<Row> rows;
   bool all_ok = true, have_first = false;
-  for (const auto& [spec, image] : images) {
+  for (const std::string& spec : specs) {
+    const RgbImage image = load_rgb_spec(spec);
     Expected expected(image);
     for (const auto& name : names) {
       if (name == "serial") {
@@ -245,8 +242,9 @@ int run_histogram(const Options& o) {
     options.settings.kernel_source = read_text_file(o.kernel_file);
     options.settings.kernel_label = o.kernel_file;
   }
-  std::vector<Loaded> images;  // all of them before any device work
-  for (const auto& spec : o.images) images.push_back({spec, load_rgb_spec(spec)});
+  // Every image checked before any device work (a bad one named at once, not
+  // after the others' runs); each is loaded again when its turn comes.
+  for (const auto& spec : o.images) check_rgb_spec(spec);
 
   // With --kernel, the runs in a child process: a kernel that ends the
   // process by a signal is reported in one line (common/machinery/supervisor.hpp).
@@ -256,8 +254,8 @@ int run_histogram(const Options& o) {
     const std::string limit = "stopped after --timeout " + std::to_string(static_cast<long long>(timeout)) + " s";
     const Watchdog watchdog("histogram", timeout, limit + ": the kernel did not finish (does it loop forever?)",
                             limit + " while the kernel was being built: the OpenCL compiler did not finish");
-    const int status = o.breakdown ? breakdown_runs(options, images, names, first)
-                                   : measured_runs(options, images, names, first);
+    const int status = o.breakdown ? breakdown_runs(options, o.images, names, first)
+                                   : measured_runs(options, o.images, names, first);
     if (!o.output.empty() && status != 0)  // counts that failed --verify are not kept
       std::cerr << "histogram: " << o.output << " not written: verification failed\n";
     if (!o.output.empty() && status == 0) {

@@ -110,21 +110,53 @@ RgbImage load_rgb_image(const std::string& path) {
   return image;
 }
 
-RgbImage load_rgb_spec(const std::string& spec) {
+namespace {
+
+// A generated image's spec, parsed and checked; its kind is empty for a file.
+struct GeneratedSpec {
+  std::string kind;
+  int width = 0, height = 0;
+  std::uint32_t seed = 1;
+  std::uint8_t color[3] = {0x80, 0x80, 0x80};
+};
+
+GeneratedSpec parse_generated(const std::string& spec) {
+  GeneratedSpec g;
   for (const std::string kind : {"synthetic", "noise", "solid"}) {
     if (spec.rfind(kind + ":", 0) != 0) continue;
     const Sized s = parse_sized_spec(spec, kind);
-    if (kind == "synthetic") return synthetic_rgb(s.width, s.height, parse_seed(s.rest, kind));
-    if (kind == "noise") return noise_rgb(s.width, s.height, parse_seed(s.rest, kind));
+    g.kind = kind;
+    g.width = s.width;
+    g.height = s.height;
+    if (kind != "solid") {
+      g.seed = parse_seed(s.rest, kind);
+      return g;
+    }
     const std::string hex = s.rest.empty() ? "808080" : s.rest;
     if (hex.size() != 6 ||
         !std::all_of(hex.begin(), hex.end(), [](unsigned char c) { return std::isxdigit(c) != 0; }))
       throw UsageError("--image solid: color must be six hex digits RRGGBB, got '" + hex + "'");
     const unsigned long c = std::stoul(hex, nullptr, 16);
-    return solid_rgb(s.width, s.height, static_cast<std::uint8_t>(c >> 16),
-                     static_cast<std::uint8_t>(c >> 8), static_cast<std::uint8_t>(c));
+    g.color[0] = static_cast<std::uint8_t>(c >> 16);
+    g.color[1] = static_cast<std::uint8_t>(c >> 8);
+    g.color[2] = static_cast<std::uint8_t>(c);
+    return g;
   }
+  return g;
+}
+
+}  // namespace
+
+RgbImage load_rgb_spec(const std::string& spec) {
+  const GeneratedSpec g = parse_generated(spec);
+  if (g.kind == "synthetic") return synthetic_rgb(g.width, g.height, g.seed);
+  if (g.kind == "noise") return noise_rgb(g.width, g.height, g.seed);
+  if (g.kind == "solid") return solid_rgb(g.width, g.height, g.color[0], g.color[1], g.color[2]);
   return load_rgb_image(spec);
+}
+
+void check_rgb_spec(const std::string& spec) {
+  if (parse_generated(spec).kind.empty()) load_rgb_image(spec);
 }
 
 RgbImage synthetic_rgb(int width, int height, std::uint32_t seed) {

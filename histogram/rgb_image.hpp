@@ -30,6 +30,11 @@ RgbImage load_rgb_image(const std::string& path);
 // Throws UsageError for a malformed spec.
 RgbImage load_rgb_spec(const std::string& spec);
 
+// Throws what load_rgb_spec(spec) would, without keeping an image: a
+// generated image's spec is parsed only, a file is read and decoded, then
+// dropped. For a run that checks all its images first and loads each in turn.
+void check_rgb_spec(const std::string& spec);
+
 RgbImage synthetic_rgb(int width, int height, std::uint32_t seed);
 RgbImage noise_rgb(int width, int height, std::uint32_t seed);
 RgbImage solid_rgb(int width, int height, std::uint8_t r, std::uint8_t g, std::uint8_t b);

@@ -236,3 +236,29 @@ TEST_CASE("sweep checks every image and filter before its first run, holding one
   CHECK(std::count(wide.r.err.begin(), wide.r.err.end(), '\n') == 1);
   CHECK_THAT(wide.r.err, ContainsText("unknown filter 'bogus:3'"));
 }
+
+TEST_CASE("the histogram checks every image before its first run and holds one at a time",
+          "[hostile][limits][tools]") {
+  // Eight of the largest images (6 GiB of RGB together), then a file that
+  // is not there: refused at once, under a 1 GiB address-space limit.
+  std::vector<std::string> args;
+  for (int i = 0; i < 8; ++i) args.insert(args.end(), {"--image", "noise:16384x16384"});
+  args.insert(args.end(), {"--image", "no-such.png", "--variant", "serial", "--reps", "1"});
+  const Bounded bad = run_bounded("histogram", args, std::uint64_t{1} << 30);
+  INFO(bad.r.err);
+  CHECK(bad.r.status == 1);
+  CHECK(bad.r.signal == 0);
+  CHECK(std::count(bad.r.err.begin(), bad.r.err.end(), '\n') == 1);
+  CHECK_THAT(bad.r.err, ContainsText("no-such.png"));
+  CHECK(bad.seconds < 20);
+  // Three images of 412 MiB each, counted one after the other under the
+  // same limit: all three together would not fit.
+  const Bounded good = run_bounded("histogram",
+                                   {"--image", "solid:12000x12000", "--image", "solid:12000x12000:102030", "--image",
+                                    "solid:12000x12000:405060", "--variant", "serial", "--reps", "1"},
+                                   std::uint64_t{1} << 30);
+  INFO(good.r.err);
+  CHECK(good.r.status == 0);
+  CHECK(good.r.signal == 0);
+  CHECK_THAT(good.r.out, ContainsText("solid:12000x12000:405060"));
+}
