@@ -14,6 +14,9 @@
 #   step1-at-step3  step 1's own kernel for an exercise on step 1 that asks
 #                   for step 3's speed (--speed-reference 3)
 #   step1-at-step6  the same asking for step 6's speed (--speed-reference 6)
+# SCENARIOS picks some of them, space-separated (default: all four);
+# FIRST_RUN numbers the first run (and its seed), default 1, to go on with
+# an earlier CSV's runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tag=${1:?usage: bench/speed-verdicts.sh TAG [RUNS] [extra grade options]}
@@ -50,7 +53,8 @@ scenario() {  # NAME STEP FOLDER [grade options]
   local name=$1 step=$2 folder=$3
   shift 3
   local reference=${1:+$2}
-  for run in $(seq 1 "$runs"); do
+  local first=${FIRST_RUN:-1}
+  for run in $(seq "$first" $((first + runs - 1))); do
     rm -rf "$work/class" && mkdir -p "$work/class"
     load=$(cut -d' ' -f1 /proc/loadavg)  # the machine's load as the run starts
     cp "$folder/convolve.cl" "$work/class/$folder.cl"
@@ -72,10 +76,15 @@ scenario() {  # NAME STEP FOLDER [grade options]
   done
 }
 extra=("$@")
-scenario own-step1 1 step1-naive
-scenario own-step2 2 step2-constant
-scenario step1-at-step3 1 step1-naive --speed-reference 3
-scenario step1-at-step6 1 step1-naive --speed-reference 6
+for name in ${SCENARIOS:-own-step1 own-step2 step1-at-step3 step1-at-step6}; do
+  case $name in
+    own-step1) scenario own-step1 1 step1-naive ;;
+    own-step2) scenario own-step2 2 step2-constant ;;
+    step1-at-step3) scenario step1-at-step3 1 step1-naive --speed-reference 3 ;;
+    step1-at-step6) scenario step1-at-step6 1 step1-naive --speed-reference 6 ;;
+    *) echo "speed-verdicts: no scenario '$name' (own-step1 own-step2 step1-at-step3 step1-at-step6)" >&2; exit 2 ;;
+  esac
+done
 mv "$out.partial" "$out"
 
 echo "Verdicts in $runs runs each ($machine, $device, $driver, $date):"

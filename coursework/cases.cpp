@@ -268,7 +268,9 @@ std::string check_output(const Step& step, const Run& run, const Image& output) 
   }
   if (run.check == Run::Check::impulse) return check_impulse(step, run, problem, output);
   if (run.check == Run::Check::constant) return check_constant(step, run, problem, output);
-  const Comparison cmp = step.compare(output, problem, reference_correlate(problem.padded, run.filter));
+  const Comparison cmp =
+      run.reference ? step.compare(output, problem, *run.reference)
+                    : step.compare(output, problem, reference_correlate(problem.padded, run.filter));
   return cmp.passed() ? "" : cmp.describe();
 }
 

@@ -7,6 +7,7 @@
 // student's code prints or returns can make a case pass.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,10 @@ struct Run {
   enum class Check { reference, impulse, constant } check = Check::reference;
   int impulse_x = 0, impulse_y = 0;
   float constant = 0;
+  // The serial reference, computed once beforehand for a run whose output
+  // is checked many times (the speed case: every timed run of every
+  // kernel); null: check_output computes it.
+  std::shared_ptr<const Reference> reference;
 };
 
 struct Case {

@@ -337,7 +337,11 @@ int run(int argc, char** argv, const sigset_t& interrupts) {
   if (no_sandbox)
     std::cerr << "grade: --no-sandbox: the cases run without the sandbox; the report records it" << std::endl;
   prepare_cases(setup);
-  if (speed) prepare_speed(setup, speed_width, speed_height, speed_filter);
+  if (speed) {
+    std::cerr << "grade: the speed case's serial reference (" << speed_width << "x" << speed_height << ", "
+              << one_line(speed_filter) << "), once for every timed run" << std::endl;
+    prepare_speed(setup, speed_width, speed_height, speed_filter);
+  }
   if (case_timeout > 0) {
     setup.limits.assign(setup.cases.size(), case_timeout);
   } else {

@@ -80,6 +80,13 @@ TEST_CASE("grade --speed: the step's own kernel passes, a kernel with a pointles
         mutate(good, "  if (x >= out_width || y >= out_height) return;",
                "  if (x >= out_width || y >= out_height) return;\n"
                "  if (output[y * out_width + x] == output[y * out_width + x]) return;"));
+  // Right on every case, one pixel wrong on the speed case alone (no case
+  // of the suite is 256x256): the timed runs' results are checked too,
+  // against the reference the grader computed once for all of them.
+  write(dir / "class" / "wrong-when-timed.cl",
+        mutate(good, "  output[y * out_width + x] = sum;",
+               "  if (out_width == 256 && out_height == 256 && x == 7 && y == 7) sum += 1.0f;\n"
+               "  output[y * out_width + x] = sum;"));
   const std::string report = (dir / "grades.csv").string();
   const auto r = conv::test::run_program(
       "grade", {"--step", "1", (dir / "class").string(), "--no-oclgrind", "--case-timeout", "60", "--speed",
@@ -94,7 +101,11 @@ TEST_CASE("grade --speed: the step's own kernel passes, a kernel with a pointles
   CHECK(csv.rfind("student,step,verdict,cases_passed,cases_total,reason,seconds,sandbox,kernel_ms,reference_ms,"
                   "speed_ratio,speed_noise\n", 0) == 0);
   auto rows = rows_by_student(csv);
-  REQUIRE(rows.size() == 3);
+  REQUIRE(rows.size() == 4);
+  CHECK(rows["wrong-when-timed"][2] == "wrong");
+  CHECK_THAT(rows["wrong-when-timed"][5], ContainsText("the speed case: 256x256") && ContainsText("worst at (7, 7)") &&
+                                              ContainsText("(every other case passes)"));
+  rows.erase("wrong-when-timed");
   for (const auto& [student, fields] : rows) {
     INFO(student);
     REQUIRE(fields.size() == 12);
