@@ -221,6 +221,28 @@ int main(int argc, char** argv) {
     if (!output.empty()) check_output_path(output, {".csv"});
     for (const auto& item : image_items) check_image_spec(image_spec(item));
 
+    DeviceContext device(device_options.choice);
+    // Every run's settings against the device, before the first job: a
+    // setting a step can refuse only once it knows the device's defaults
+    // (step 8: a --method and a setting that method runs without) stops the
+    // sweep here, not when its turn comes.
+    for (const auto& filter_spec : filter_specs) {
+      const Filter filter = parse_filter_spec(filter_spec);
+      for (auto& step : steps)
+        for (const auto& variant : variants_for(*step))
+          for (const auto& combo : settings_for(*step, variant)) {
+            RunOptions options;
+            options.values = combo;
+            options.values["variant"] = variant;
+            options.kernel_source = kernel_source;
+            step->default_work_group(device.facts(), filter, options);
+          }
+    }
+
+    const DeviceLimits limits = device_limits(device, reprobe, [&](const std::string& line) {
+      std::cerr << "sweep: " << device.facts().name << ": " << line << "\n";  // only when it measures
+    });
+
     // Rows go out as they finish: to standard output, or to OUTPUT.partial,
     // renamed to OUTPUT at the end (a failure leaves the finished rows there).
     // A symbolic link at OUTPUT is written through (common/machinery/image_files.hpp).
@@ -240,11 +262,6 @@ int main(int argc, char** argv) {
       if (!csv) throw Error((output.empty() ? "standard output" : partial) + ": write failed");
       ++written;
     };
-
-    DeviceContext device(device_options.choice);
-    const DeviceLimits limits = device_limits(device, reprobe, [&](const std::string& line) {
-      std::cerr << "sweep: " << device.facts().name << ": " << line << "\n";  // only when it measures
-    });
 
     int wrong = 0, done = 0;
     const int total = static_cast<int>(image_items.size() * filter_specs.size() * wgs.size() * steps.size());

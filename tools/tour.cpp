@@ -108,6 +108,13 @@ int main(int argc, char** argv) {
     const Problem problem = make_problem(image, filter, border);
     DeviceContext device(device_options.choice);
     const auto& facts = device.facts();
+    // Every run's settings against the device, before the first run: a
+    // setting a step can refuse only once it knows the device's defaults
+    // (step 8: a --method and a setting that method runs without) stops the
+    // tour here, not after the steps before it have run.
+    for (std::size_t i = 0; i < steps.size(); ++i)
+      for (const auto& variant : variants_of(i))
+        steps[i]->default_work_group(facts, filter, options_for(*steps[i], variant));
 
     std::cerr << "tour: " << facts.name << ", " << image.width << "x" << image.height
               << ", filter " << filter.name << "\n";

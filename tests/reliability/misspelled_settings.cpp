@@ -200,6 +200,22 @@ TEST_CASE("step 8 refuses a setting its method cannot run with, before building 
   CHECK(k.status == 2);
   CHECK(k.err_lines() == 1);
   CHECK(k.err.find("kernel-info: method fused runs both passes in one kernel: rows stays tile") == 0);
+  // sweep and the tour refuse it before their first run: no row, no step
+  // run before it (steps 1 and 2 come first in both).
+  const Outcome sw = run_program("sweep", {"--steps", "1,2,8", "--images", "40x24", "--set", "method=fused",
+                                           "--set", "rows=direct", "--reps", "1"});
+  INFO(sw.out << sw.err);
+  CHECK(sw.status == 2);
+  CHECK(sw.err_lines() == 1);
+  CHECK(sw.err.find("sweep: method fused runs both passes in one kernel: rows stays tile") == 0);
+  CHECK(sw.out.empty());
+  const Outcome tour = run_program("tour", {"--image", "synthetic:40x24", "--set", "method=box", "--filter", "random:5",
+                                            "--reps", "1"});
+  INFO(tour.out << tour.err);
+  CHECK(tour.status == 2);
+  CHECK(tour.err.find("method box: the filter is not a box") != std::string::npos);
+  CHECK(tour.err.find("tour: step1-naive") == std::string::npos);
+  CHECK(tour.out.empty());
   // The value the method runs with, given explicitly, is taken.
   const Outcome t = run_program("step8-separable", with({"--method", "fused", "--columns", "tile", "--reps", "1"}));
   INFO(t.err);
