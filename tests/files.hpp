@@ -1,6 +1,7 @@
 // Scratch files for tests: a fresh temporary folder per process, removed at exit.
 #pragma once
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,8 @@ std::string write_scratch(const std::string& name, const std::vector<std::uint8_
 std::vector<std::uint8_t> read_bytes(const std::string& path);
 std::string read_text(const std::string& path);  // the whole file, "" when it cannot be read
 bool file_exists(const std::string& path);
+// `text` as the whole of the file at `path`, its folders made first.
+void write_file(const std::filesystem::path& path, const std::string& text);
 
 // XDG_CACHE_HOME pointed at a fresh folder, NAME under the scratch folder,
 // for the scope: the store of tuned winners (and the other caches) start

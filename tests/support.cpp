@@ -76,6 +76,11 @@ std::string write_scratch(const std::string& name, const std::string& bytes) {
   return write_scratch(name, std::vector<std::uint8_t>(bytes.begin(), bytes.end()));
 }
 
+void write_file(const std::filesystem::path& path, const std::string& text) {
+  std::filesystem::create_directories(path.parent_path());
+  std::ofstream(path, std::ios::binary) << text;
+}
+
 std::vector<std::uint8_t> read_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::vector<std::uint8_t>(std::istreambuf_iterator<char>(in), {});

@@ -19,28 +19,19 @@
 #include "common/machinery/registry.hpp"
 #include "common/machinery/report.hpp"
 #include "common/machinery/settings.hpp"
+#include "tests/coursework/edit.hpp"
 #include "tests/files.hpp"
 #include "tests/process.hpp"
 
 namespace fs = std::filesystem;
+using conv::test::write_file;
+using conv::test::mutate;
 using Catch::Matchers::Matches;
 
 namespace {
 
 // `from` replaced by `to` once; a mutation that no longer applies (the
 // step's kernel changed) fails the test instead of grading the original.
-std::string mutate(const std::string& source, const std::string& from, const std::string& to) {
-  const auto at = source.find(from);
-  INFO("the text to change: " << from);
-  REQUIRE(at != std::string::npos);
-  return source.substr(0, at) + to + source.substr(at + from.size());
-}
-
-void write(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path, std::ios::binary) << text;
-}
-
 std::string read(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream s;
@@ -99,16 +90,16 @@ std::string signal_parent(const char* macro, int sig) {
 // Submissions that attack the grader; each must be refused before anything
 // of it is built or run, with a reason that quotes no file outside it.
 void add_attacks(const fs::path& dir, const std::string& good, std::map<std::string, std::string>& expected) {
-  write(dir / "forge.cl", with_syscalls(good, kForge));
-  write(dir / "kill-parent.cl", with_syscalls(good, signal_parent("#define SYSCALL __asm__ volatile", 9)));
-  write(dir / "stop-parent.cl", with_syscalls(good, signal_parent("#define SYSCALL as\\\nm volatile", 19)));
-  write(dir / "pasted-asm.cl",
+  write_file(dir / "forge.cl", with_syscalls(good, kForge));
+  write_file(dir / "kill-parent.cl", with_syscalls(good, signal_parent("#define SYSCALL __asm__ volatile", 9)));
+  write_file(dir / "stop-parent.cl", with_syscalls(good, signal_parent("#define SYSCALL as\\\nm volatile", 19)));
+  write_file(dir / "pasted-asm.cl",
         with_syscalls(good, signal_parent("#define CAT(a, b) a##b\n#define SYSCALL CAT(as, m) volatile", 9)));
   const fs::path secret = fs::path(conv::test::scratch_dir()) / "secret.h";
-  write(secret, "TOPSECRET_do_not_quote\n");
-  write(dir / "abs-include" / "convolve.cl", "#include \"" + secret.string() + "\"\n" + good);
-  write(dir / "dotdot-include" / "convolve.cl", "#include \"../correct.cl\"\n");
-  write(dir / "link-include" / "convolve.cl", "#include \"helper.h\"\n" + good);
+  write_file(secret, "TOPSECRET_do_not_quote\n");
+  write_file(dir / "abs-include" / "convolve.cl", "#include \"" + secret.string() + "\"\n" + good);
+  write_file(dir / "dotdot-include" / "convolve.cl", "#include \"../correct.cl\"\n");
+  write_file(dir / "link-include" / "convolve.cl", "#include \"helper.h\"\n" + good);
   fs::create_symlink(secret, dir / "link-include" / "helper.h");
   fs::create_symlink(dir / "correct.cl", dir / "linked.cl");
   for (const char* s : {"forge", "kill-parent", "stop-parent", "pasted-asm", "abs-include", "dotdot-include",
@@ -124,52 +115,52 @@ std::map<std::string, std::string> build_class(const fs::path& dir) {
   REQUIRE(!skeleton.empty());
   const std::string store = "  output[y * out_width + x] = sum;";
   std::map<std::string, std::string> expected;  // student -> verdict (a regex)
-  write(dir / "correct.cl", good);
+  write_file(dir / "correct.cl", good);
   expected["correct"] = "pass";
-  write(dir / "skeleton.cl", skeleton);
+  write_file(dir / "skeleton.cl", skeleton);
   expected["skeleton"] = "wrong";
-  write(dir / "halo.cl", mutate(good, "r < filter_width", "r <= filter_width"));
+  write_file(dir / "halo.cl", mutate(good, "r < filter_width", "r <= filter_width"));
   expected["halo"] = "wrong";
-  write(dir / "no-barrier.cl", mutate(good, "barrier(CLK_LOCAL_MEM_FENCE);", ""));
+  write_file(dir / "no-barrier.cl", mutate(good, "barrier(CLK_LOCAL_MEM_FENCE);", ""));
   expected["no-barrier"] = "wrong|structure";
   // Far past the end: a crash without guard bands, a failed case with them.
-  write(dir / "out-of-bounds.cl", mutate(good, store, "  output[y * out_width + x + (1 << 30)] = sum;"));
+  write_file(dir / "out-of-bounds.cl", mutate(good, store, "  output[y * out_width + x + (1 << 30)] = sum;"));
   expected["out-of-bounds"] = "crash|wrong";
-  write(dir / "hangs.cl", mutate(good, "  float sum = 0.0f;",
+  write_file(dir / "hangs.cl", mutate(good, "  float sum = 0.0f;",
                                  "  float sum = 0.0f;\n  for (int i = 0; i >= 0; i += (x < (1 << 30))) sum += 0.0f;"));
   expected["hangs"] = "timeout";
-  write(dir / "no-compile.cl", mutate(good, "sum += filter[", "sum += filtre["));
+  write_file(dir / "no-compile.cl", mutate(good, "sum += filter[", "sum += filtre["));
   expected["no-compile"] = "build-error";
-  write(dir / "empty.cl", "");
+  write_file(dir / "empty.cl", "");
   expected["empty"] = "missing";
-  write(dir / "renamed.cl", mutate(good, "void convolve(", "void convolve_tiled("));
+  write_file(dir / "renamed.cl", mutate(good, "void convolve(", "void convolve_tiled("));
   expected["renamed"] = "build-error";
   // Step 2's body in step 3's signature: right results, not step 3's idea.
-  write(dir / "step2-body.cl",
+  write_file(dir / "step2-body.cl",
         mutate(step2, "const int filter_width) {",
                "const int filter_width, __local float* tile, const int tile_width, const int tile_height) {"));
   expected["step2-body"] = "structure";
   // One folder per student works too.
-  write(dir / "folder-student" / "step3-local.cl", good);
+  write_file(dir / "folder-student" / "step3-local.cl", good);
   expected["folder-student"] = "pass";
-  write(dir / "handed-in-nothing" / "notes.txt", "I ran out of time\n");
+  write_file(dir / "handed-in-nothing" / "notes.txt", "I ran out of time\n");
   expected["handed-in-nothing"] = "missing";
-  write(dir / "binary.cl", std::string("\x7f" "ELF\0\0\0", 7));
+  write_file(dir / "binary.cl", std::string("\x7f" "ELF\0\0\0", 7));
   expected["binary"] = "unreadable";
-  write(dir / "README.txt", "not a submission\n");
+  write_file(dir / "README.txt", "not a submission\n");
   expected["README"] = "not-graded";
-  write(dir / "walter.CL", good);
+  write_file(dir / "walter.CL", good);
   expected["walter"] = "not-graded";
-  write(dir / "@SUM(A1).cl", "");  // a name a spreadsheet would run
+  write_file(dir / "@SUM(A1).cl", "");  // a name a spreadsheet would run
   expected["@SUM(A1)"] = "missing";
   // A name with a terminal's escape sequence (a window title), escaped in
   // every report.
-  write(dir / "esc\x1b]0;pwned\x07.cl", "");
+  write_file(dir / "esc\x1b]0;pwned\x07.cl", "");
   expected["esc\\x1b]0;pwned\\x07"] = "missing";
   // Includes: a file of the student's own folder is copied in and graded.
   const std::string head = good.substr(0, good.find("__kernel"));
-  write(dir / "uses-helper" / "helper.h", head);
-  write(dir / "uses-helper" / "step3-local.cl", "#include \"helper.h\"\n" + good.substr(good.find("__kernel")));
+  write_file(dir / "uses-helper" / "helper.h", head);
+  write_file(dir / "uses-helper" / "step3-local.cl", "#include \"helper.h\"\n" + good.substr(good.find("__kernel")));
   expected["uses-helper"] = "pass";
   add_attacks(dir, good, expected);
   return expected;
@@ -270,10 +261,10 @@ TEST_CASE("grade gives every kind of submission its verdict and a reason to act 
 TEST_CASE("grade refuses an unusable report, a NaN limit, and grading without a sandbox unless told", "[grade][cli]") {
   const fs::path dir = fs::path(conv::test::scratch_dir()) / "edges";
   const std::string good = conv::find_step("step3-local")->embedded_source();
-  write(dir / "class" / "forge.cl", with_syscalls(good, kForge));
+  write_file(dir / "class" / "forge.cl", with_syscalls(good, kForge));
   const std::string cls = (dir / "class").string();
   fs::create_directories(dir / "a-folder.csv");
-  write(dir / "old.csv", "the old report\n");
+  write_file(dir / "old.csv", "the old report\n");
   for (const auto& args : std::vector<std::vector<std::string>>{
            {"--report", (dir / "a-folder.csv").string()},
            {"--report", "/proc/grades.csv"},
@@ -309,7 +300,7 @@ TEST_CASE("grade refuses an unusable report, a NaN limit, and grading without a 
 TEST_CASE("a crashed case is run again under Oclgrind, which names the line", "[grade][oclgrind]") {
   const fs::path dir = fs::path(conv::test::scratch_dir()) / "oclgrind-class";
   const std::string good = conv::find_step("step3-local")->embedded_source();
-  write(dir / "far-write.cl", mutate(good, "  output[y * out_width + x] = sum;",
+  write_file(dir / "far-write.cl", mutate(good, "  output[y * out_width + x] = sum;",
                                      "  output[y * out_width + x + (1 << 30)] = sum;"));
   const auto r = conv::test::run_program("grade", {"--step", "3", dir.string(), "--case-timeout", "60"},
                                          {}, CLCONV_GRADE_TIME_LIMIT);

@@ -31,6 +31,7 @@
 #include "tests/process.hpp"
 
 namespace fs = std::filesystem;
+using conv::test::write_file;
 using namespace conv::grade;
 using conv::test::read_text;
 
@@ -42,11 +43,6 @@ conv::ChildResult exited(int status, const std::string& out, const std::string& 
   r.out = out;
   r.err = err;
   return r;
-}
-
-void write_file(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path, std::ios::binary) << text;
 }
 
 void write_image(const fs::path& path, const conv::Image& image) {

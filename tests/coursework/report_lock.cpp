@@ -19,15 +19,11 @@
 #include "tests/process.hpp"
 
 namespace fs = std::filesystem;
+using conv::test::write_file;
 using namespace conv::grade;
 using conv::test::read_text;
 
 namespace {
-
-void write(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path, std::ios::binary) << text;
-}
 
 // A step 1 kernel that never returns, so that a grader is still at work
 // when the second one starts.
@@ -67,7 +63,7 @@ TEST_CASE("the report's lock: one holder, a one-line refusal naming it, no file 
   CHECK_FALSE(fs::exists(report + ".lock"));
   CHECK_FALSE(fs::exists(dir / "other.csv.lock"));
   // A lock file left by a grader killed from outside holds no lock.
-  write(report + ".lock", "999999\n");
+  write_file(report + ".lock", "999999\n");
   { ReportLock again(report); }
   // Through a symbolic link: the lock is beside the file it names.
   fs::create_symlink(dir / "grades.csv", dir / "link.csv");
@@ -80,10 +76,10 @@ TEST_CASE("the report's lock: one holder, a one-line refusal naming it, no file 
 
 TEST_CASE("two graders on one report: one writes it whole, the other stops in one line", "[grade][report]") {
   const fs::path dir = fs::path(conv::test::scratch_dir()) / "two-graders";
-  write(dir / "class" / "hangs.cl", hanging_kernel());
+  write_file(dir / "class" / "hangs.cl", hanging_kernel());
   const std::string cls = (dir / "class").string();
   const std::string report = (dir / "grades.csv").string();
-  write(report, "the old report\n");
+  write_file(report, "the old report\n");
   const std::vector<std::string> args = {"--step", "1", cls, "--no-oclgrind", "--case-timeout", "3",
                                          "--seed", "7", "--report", report};
   // The first grader; the second starts once the first holds the lock.

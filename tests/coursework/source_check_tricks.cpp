@@ -24,14 +24,10 @@
 #include "tests/files.hpp"
 
 namespace fs = std::filesystem;
+using conv::test::write_file;
 using namespace conv::grade;
 
 namespace {
-
-void write_file(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path, std::ios::binary) << text;
-}
 
 // A kernel that computes the right answer, for the tricks to hide in.
 const std::string kBody =

@@ -19,26 +19,17 @@
 #include "common/machinery/settings.hpp"
 #include "coursework/grading.hpp"
 #include "coursework/report.hpp"
+#include "tests/coursework/edit.hpp"
 #include "tests/files.hpp"
 #include "tests/process.hpp"
 
 namespace fs = std::filesystem;
+using conv::test::write_file;
+using conv::test::mutate;
 using namespace conv::grade;
 using conv::test::read_text;
 
 namespace {
-
-void write(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path, std::ios::binary) << text;
-}
-
-std::string mutate(const std::string& source, const std::string& from, const std::string& to) {
-  const auto at = source.find(from);
-  INFO("the text to change: " << from);
-  REQUIRE(at != std::string::npos);
-  return source.substr(0, at) + to + source.substr(at + from.size());
-}
 
 // The CSV's rows by student: each row's fields.
 std::map<std::string, std::vector<std::string>> rows_by_student(const std::string& csv) {
@@ -68,22 +59,22 @@ TEST_CASE("grade --speed: the step's own kernel passes, a kernel with a pointles
   const fs::path dir = fs::path(conv::test::scratch_dir()) / "speed-class";
   const std::string good = conv::find_step("step1-naive")->embedded_source();
   const std::string start = "  float sum = 0.0f;";
-  write(dir / "class" / "own.cl", good);
+  write_file(dir / "class" / "own.cl", good);
   // Correct, and several times slower: a loop the compiler cannot drop.
-  write(dir / "class" / "pointless-loop.cl",
+  write_file(dir / "class" / "pointless-loop.cl",
         mutate(good, start,
                start + "\n  float waste = 0.0f;\n  for (int k = 0; k < 100; ++k) waste = waste * 0.999f + input[0];\n"
                        "  if (waste < -1e30f) sum = 1.0f;"));
   // Returns at once where its output already holds a number: were the
   // timed launches not poisoned again, it would do no work after the first.
-  write(dir / "class" / "skips-work.cl",
+  write_file(dir / "class" / "skips-work.cl",
         mutate(good, "  if (x >= out_width || y >= out_height) return;",
                "  if (x >= out_width || y >= out_height) return;\n"
                "  if (output[y * out_width + x] == output[y * out_width + x]) return;"));
   // Right on every case, one pixel wrong on the speed case alone (no case
   // of the suite is 256x256): the timed runs' results are checked too,
   // against the reference the grader computed once for all of them.
-  write(dir / "class" / "wrong-when-timed.cl",
+  write_file(dir / "class" / "wrong-when-timed.cl",
         mutate(good, "  output[y * out_width + x] = sum;",
                "  if (out_width == 256 && out_height == 256 && x == 7 && y == 7) sum += 1.0f;\n"
                "  output[y * out_width + x] = sum;"));
@@ -149,7 +140,7 @@ TEST_CASE("grade --speed's parts: the verdict's bound, the default reference, th
   CHECK(default_speed_reference("step3-local") == "step2-constant");
 
   const fs::path cls = fs::path(conv::test::scratch_dir()) / "speed-cli";
-  write(cls / "a.cl", "__kernel void convolve() { __asm__(\"nop\"); }\n");
+  write_file(cls / "a.cl", "__kernel void convolve() { __asm__(\"nop\"); }\n");
   for (const auto& args : std::vector<std::vector<std::string>>{
            {"--rank"},
            {"--speed-reference", "3"},
