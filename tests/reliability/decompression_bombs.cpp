@@ -9,13 +9,11 @@
 #include "tests/catch.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
 
-#include "common/machinery/sanitizer.hpp"
 #include "common/machinery/platform/process.hpp"
 #include "tests/files.hpp"
 #include "tests/reliability/refusal_checks.hpp"
@@ -75,42 +73,22 @@ std::vector<std::string> image_programs() {
   return programs;
 }
 
-struct Bounded {
-  conv::ChildResult r;
-  double seconds = 0;
-};
-
-// `program` under a 1 GiB address-space limit and a 60 s time limit.
-Bounded run_bounded(const std::string& program, const std::vector<std::string>& args) {
-  conv::ChildSpec spec;
-  spec.argv = {std::string(CLCONV_BIN_DIR) + "/" + program};
-  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-  // None under AddressSanitizer, whose shadow memory needs terabytes of
-  // address space: there the time limit alone bounds the run.
-  spec.memory_bytes = conv::kAddressSanitizer ? 0 : std::uint64_t{1} << 30;
-  spec.timeout_s = 60;
-  spec.out_path = scratch_dir() + "/bomb.stdout";
-  spec.err_path = scratch_dir() + "/bomb.stderr";
-  const auto start = std::chrono::steady_clock::now();
-  Bounded b;
-  b.r = conv::run_child(spec);
-  b.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return b;
-}
+// Each program runs under a 1 GiB address-space limit and a 60 s time limit.
+constexpr std::uint64_t kLimit = std::uint64_t{1} << 30;
 
 void expect_bomb_refused(const std::string& path, const std::string& reason) {
   const std::string name = std::filesystem::path(path).filename().string();
   for (const auto& program : image_programs()) {
     const std::string out = fresh_dir("bomb") + (program == "histogram" ? "/out.csv" : "/out.pfm");
-    const Bounded b = run_bounded(program, {"--image", path, "--reps", "1", "--output", out});
-    INFO(program << " --image " << path << ": status " << b.r.status << ", signal " << b.r.signal << ", "
-                 << b.seconds << " s, stderr:\n" << b.r.err);
-    CHECK_FALSE(b.r.timed_out);
-    CHECK(b.r.signal == 0);
-    CHECK(b.r.status == 1);
-    CHECK(std::count(b.r.err.begin(), b.r.err.end(), '\n') == 1);
-    CHECK(b.r.err.rfind(program + ": ", 0) == 0);
-    CHECK_THAT(b.r.err, ContainsText(name + ": ") && ContainsText(reason) && ContainsText("decompression bomb"));
+    const conv::ChildResult b = run_bounded(program, {"--image", path, "--reps", "1", "--output", out}, kLimit, 60);
+    INFO(program << " --image " << path << ": status " << b.status << ", signal " << b.signal << ", "
+                 << b.seconds << " s, stderr:\n" << b.err);
+    CHECK_FALSE(b.timed_out);
+    CHECK(b.signal == 0);
+    CHECK(b.status == 1);
+    CHECK(std::count(b.err.begin(), b.err.end(), '\n') == 1);
+    CHECK(b.err.rfind(program + ": ", 0) == 0);
+    CHECK_THAT(b.err, ContainsText(name + ": ") && ContainsText(reason) && ContainsText("decompression bomb"));
     CHECK(b.seconds < 20);
     CHECK_FALSE(std::filesystem::exists(out));
   }
@@ -147,8 +125,8 @@ TEST_CASE("the JPEG bomb checks pass real progressive and baseline files", "[hos
   const std::string hundred = write_scratch("hundred-scans.jpg", jpeg(16, 16, 1, true, 1, 99, 1));
   for (const auto& path : {progressive, baseline, hundred})
     for (const auto& program : image_programs()) {
-      const Bounded b = run_bounded(program, {"--image", path, "--reps", "1"});
-      INFO(program << " --image " << path << ": " << b.r.err);
-      CHECK(b.r.status == 0);
+      const conv::ChildResult b = run_bounded(program, {"--image", path, "--reps", "1"}, kLimit, 60);
+      INFO(program << " --image " << path << ": " << b.err);
+      CHECK(b.status == 0);
     }
 }

@@ -7,14 +7,12 @@
 // image and one filter at a time.
 #include "tests/catch.hpp"
 
-#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
 
-#include "common/machinery/sanitizer.hpp"
 #include "common/machinery/platform/process.hpp"
 #include "tests/files.hpp"
 #include "tests/image_encoders.hpp"
@@ -57,28 +55,6 @@ std::vector<std::string> long_list(const std::string& option, const std::string&
 std::vector<std::string> operator+(std::vector<std::string> a, const std::vector<std::string>& b) {
   a.insert(a.end(), b.begin(), b.end());
   return a;
-}
-
-// `program` with `args` under an address-space limit; stderr and the time.
-struct Bounded {
-  conv::ChildResult r;
-  double seconds = 0;
-};
-Bounded run_bounded(const std::string& program, const std::vector<std::string>& args, std::uint64_t memory) {
-  conv::ChildSpec spec;
-  spec.argv = {std::string(CLCONV_BIN_DIR) + "/" + program};
-  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-  // None under AddressSanitizer, whose shadow memory needs terabytes of
-  // address space: there the time limit alone bounds the run.
-  spec.memory_bytes = conv::kAddressSanitizer ? 0 : memory;
-  spec.timeout_s = 120;
-  spec.out_path = scratch_dir() + "/bounded.stdout";
-  spec.err_path = scratch_dir() + "/bounded.stderr";
-  const auto start = std::chrono::steady_clock::now();
-  Bounded b;
-  b.r = conv::run_child(spec);
-  b.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return b;
 }
 
 }  // namespace
@@ -218,23 +194,24 @@ TEST_CASE("sweep checks every image and filter before its first run, holding one
   std::vector<std::string> images(8, "16384x16384");
   std::string list;
   for (const auto& i : images) list += i + ",";
-  const Bounded big = run_bounded("sweep", {"--steps", "1", "--images", list + "no-such.png"}, std::uint64_t{1} << 30);
-  INFO(big.r.err);
-  CHECK(big.r.status == 1);
-  CHECK(big.r.signal == 0);
-  CHECK(std::count(big.r.err.begin(), big.r.err.end(), '\n') == 1);
-  CHECK_THAT(big.r.err, ContainsText("no-such.png: cannot open"));
+  const conv::ChildResult big = run_bounded("sweep", {"--steps", "1", "--images", list + "no-such.png"},
+                                                std::uint64_t{1} << 30, 120);
+  INFO(big.err);
+  CHECK(big.status == 1);
+  CHECK(big.signal == 0);
+  CHECK(std::count(big.err.begin(), big.err.end(), '\n') == 1);
+  CHECK_THAT(big.err, ContainsText("no-such.png: cannot open"));
   CHECK(big.seconds < 20);
   // 9,999 of the widest random filters (640 MiB of weights together), then
   // one that is no filter: refused, under a 256 MiB limit.
-  const Bounded wide = run_bounded("sweep", std::vector<std::string>{"--steps", "1", "--images", "8x8"} +
+  const conv::ChildResult wide = run_bounded("sweep", std::vector<std::string>{"--steps", "1", "--images", "8x8"} +
                                                 long_list("--filters", "random:127", 9999) +
                                                 std::vector<std::string>{"--filters", "bogus:3"},
-                                   std::uint64_t{256} << 20);
-  INFO(wide.r.err);
-  CHECK(wide.r.status == 2);
-  CHECK(std::count(wide.r.err.begin(), wide.r.err.end(), '\n') == 1);
-  CHECK_THAT(wide.r.err, ContainsText("unknown filter 'bogus:3'"));
+                                   std::uint64_t{256} << 20, 120);
+  INFO(wide.err);
+  CHECK(wide.status == 2);
+  CHECK(std::count(wide.err.begin(), wide.err.end(), '\n') == 1);
+  CHECK_THAT(wide.err, ContainsText("unknown filter 'bogus:3'"));
 }
 
 TEST_CASE("the histogram checks every image before its first run and holds one at a time",
@@ -244,21 +221,21 @@ TEST_CASE("the histogram checks every image before its first run and holds one a
   std::vector<std::string> args;
   for (int i = 0; i < 8; ++i) args.insert(args.end(), {"--image", "noise:16384x16384"});
   args.insert(args.end(), {"--image", "no-such.png", "--variant", "serial", "--reps", "1"});
-  const Bounded bad = run_bounded("histogram", args, std::uint64_t{1} << 30);
-  INFO(bad.r.err);
-  CHECK(bad.r.status == 1);
-  CHECK(bad.r.signal == 0);
-  CHECK(std::count(bad.r.err.begin(), bad.r.err.end(), '\n') == 1);
-  CHECK_THAT(bad.r.err, ContainsText("no-such.png"));
+  const conv::ChildResult bad = run_bounded("histogram", args, std::uint64_t{1} << 30, 120);
+  INFO(bad.err);
+  CHECK(bad.status == 1);
+  CHECK(bad.signal == 0);
+  CHECK(std::count(bad.err.begin(), bad.err.end(), '\n') == 1);
+  CHECK_THAT(bad.err, ContainsText("no-such.png"));
   CHECK(bad.seconds < 20);
   // Three images of 412 MiB each, counted one after the other under the
   // same limit: all three together would not fit.
-  const Bounded good = run_bounded("histogram",
+  const conv::ChildResult good = run_bounded("histogram",
                                    {"--image", "solid:12000x12000", "--image", "solid:12000x12000:102030", "--image",
                                     "solid:12000x12000:405060", "--variant", "serial", "--reps", "1"},
-                                   std::uint64_t{1} << 30);
-  INFO(good.r.err);
-  CHECK(good.r.status == 0);
-  CHECK(good.r.signal == 0);
-  CHECK_THAT(good.r.out, ContainsText("solid:12000x12000:405060"));
+                                   std::uint64_t{1} << 30, 120);
+  INFO(good.err);
+  CHECK(good.status == 0);
+  CHECK(good.signal == 0);
+  CHECK_THAT(good.out, ContainsText("solid:12000x12000:405060"));
 }

@@ -10,6 +10,7 @@
 #include "common/machinery/reference.hpp"
 #include "common/machinery/registry.hpp"
 #include "common/machinery/report.hpp"
+#include "common/machinery/sanitizer.hpp"
 #include "common/machinery/settings.hpp"
 #include "tests/files.hpp"
 
@@ -54,6 +55,18 @@ Outcome expect_refusal(const std::string& program, std::vector<std::string> args
            entry.path().filename().string().find(".partial") == std::string::npos &&
            entry.path().filename().string().rfind(".clconv-", 0) != 0));
   return r;
+}
+
+conv::ChildResult run_bounded(const std::string& program, const std::vector<std::string>& args,
+                              std::uint64_t memory_bytes, double timeout_s) {
+  conv::ChildSpec spec;
+  spec.argv = {std::string(CLCONV_BIN_DIR) + "/" + program};
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  spec.memory_bytes = conv::kAddressSanitizer ? 0 : memory_bytes;
+  spec.timeout_s = timeout_s;
+  spec.out_path = scratch_dir() + "/bounded.stdout";
+  spec.err_path = scratch_dir() + "/bounded.stderr";
+  return conv::run_child(spec);
 }
 
 }  // namespace conv::test
