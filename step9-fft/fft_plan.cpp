@@ -8,11 +8,13 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <sstream>
 #include <vector>
 
+#include "common/core/device_checks.hpp"
 #include "common/core/errors.hpp"
 
 namespace conv {
@@ -86,7 +88,70 @@ std::string uploads(const VkFFTApplication& app) {
   return text;
 }
 
+std::size_t transform_size(std::size_t size, bool pow2) {
+  std::size_t p = 8;
+  while (p < size) p *= 2;
+  if (pow2 || size <= 64) return p;
+  for (std::size_t n = size + size % 2;; n += 2) {
+    std::size_t m = n;
+    for (std::size_t f : {2, 3, 5, 7})
+      while (m % f == 0) m /= f;
+    if (m == 1) return n;
+  }
+}
+
 }  // namespace
+
+FftProduct fft_product(const std::string& option, const DeviceFacts& facts) {
+  if (option == "separate") return FftProduct::separate;
+  if (option == "fused") return FftProduct::fused;
+  // bench/crossover.sh on the H200 (fused faster at every width) and one
+  // run on PoCL (separate faster).
+  return facts.is_gpu ? FftProduct::fused : FftProduct::separate;
+}
+
+FftSizes fft_sizes(int width, int height, bool pow2) {
+  const char* text = std::getenv("CLCONV_FFT_SIZE");
+  if (text && *text) {
+    unsigned long P = 0, Q = 0;
+    char x = 0, extra = 0;
+    if (std::sscanf(text, "%lu%c%lu%c", &P, &x, &Q, &extra) != 3 || x != 'x' || P % 2 ||
+        P < static_cast<unsigned long>(width) || Q < static_cast<unsigned long>(height))
+      throw Error(std::string("CLCONV_FFT_SIZE: '") + text + "' is not PxQ, P even, at least the padded image");
+    return {P, Q, true};
+  }
+  return {transform_size(static_cast<std::size_t>(width), pow2),
+          transform_size(static_cast<std::size_t>(height), pow2)};
+}
+
+std::shared_ptr<FftPlan> FftPlans::get(DeviceContext& device, FftSizes s, FftProduct product) {
+  const auto key = std::make_tuple(device.context()(), s.P, s.Q, product);
+  auto it = plans.find(key);
+  if (it != plans.end()) return it->second;
+  std::string refused;  // the sizes whose plans failed, for the note
+  double spent = 0;     // and the time they took, set-up too
+  for (int attempt = 0;; ++attempt) {
+    const std::string size = std::to_string(s.P) + "x" + std::to_string(s.Q);
+    check_buffer_size(device, (s.P / 2 + 1) * 2 * s.Q * sizeof(float), "the " + size + " transform");
+    auto plan = std::make_shared<FftPlan>(device, s.P, s.Q, product);
+    const auto t0 = std::chrono::steady_clock::now();
+    const double error = plan->round_trip_error(device.queue());
+    plan->setup_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (error <= 1e-3) {  // a correct plan is off by about log2(P Q) eps: 1e-6 here
+      plan->setup_ms += spent;
+      if (!refused.empty()) plan->refused = " (VkFFT's " + refused + " failed its self-check here)";
+      plans[key] = plan;
+      return plan;
+    }
+    std::ostringstream what;
+    what << "VkFFT's " << size << " transform failed its self-check on this device (round trip off by "
+         << error << ")" << (s.forced ? "" : attempt == 2 ? ", as did the two sizes before it" : "");
+    if (s.forced || attempt == 2) throw Error(what.str());
+    refused += (refused.empty() ? "" : ", ") + size;
+    spent += plan->setup_ms;
+    s = {transform_size(s.P + 1, false), transform_size(s.Q + 1, false)};
+  }
+}
 
 FftPlan::FftPlan(DeviceContext& device, std::size_t P_, std::size_t Q_, FftProduct product_)
     : P(P_), Q(Q_), product(product_), impl(new Impl) {

@@ -1,8 +1,11 @@
 // A 2D real-to-complex FFT plan on the OpenCL device (VkFFT, header-only,
-// OpenCL backend), in place: rows of P reals become P/2 + 1 complex values.
+// OpenCL backend), in place: rows of P reals become P/2 + 1 complex values;
+// the transform sizes step 9 asks for, and the plans it keeps.
 #pragma once
+#include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 
 #include "common/machinery/device_choice.hpp"
 #include "common/machinery/program_cache.hpp"
@@ -17,6 +20,21 @@ namespace conv {
 //              (conjugated: correlation) and the inverse, multiplying
 //              inside the last axis's kernel, normalized.
 enum class FftProduct { separate, fused };
+
+// --product: "separate", "fused", or "auto", the default measured per
+// device type (docs/step9-fft.md).
+FftProduct fft_product(const std::string& option, const DeviceFacts& facts);
+
+// The transform's sizes for a padded image of width x height: each the
+// smallest even n at least as large whose only prime factors are 2, 3, 5
+// and 7 (VkFFT's fast radices), or the next power of two (pow2); small
+// sizes round to powers of two so that plans are shared. CLCONV_FFT_SIZE=PxQ
+// sets them instead (bench/experiments.sh fft): `forced`.
+struct FftSizes {
+  std::size_t P, Q;
+  bool forced = false;  // set by CLCONV_FFT_SIZE: refused if its plan fails, never replaced
+};
+FftSizes fft_sizes(int width, int height, bool pow2);
 
 class FftPlan {
  public:
@@ -53,6 +71,22 @@ class FftPlan {
  private:
   struct Impl;
   std::unique_ptr<Impl> impl;
+};
+
+// VkFFT compiles its kernels when planning (seconds on a CPU device), so
+// a step keeps its plans, per context, sizes and product, for its life.
+// Each new plan first passes its self-check (FftPlan::round_trip_error):
+// on PoCL, VkFFT's kernels for some sizes (3528x3528, 8232x8232) turn an
+// image into infinities. Such a plan gives way to the next sizes up, at
+// most twice, and its `refused` says so; sizes set by CLCONV_FFT_SIZE are
+// not changed, only refused. Every size tried must fit the device's
+// buffers.
+class FftPlans {
+ public:
+  std::shared_ptr<FftPlan> get(DeviceContext& device, FftSizes sizes, FftProduct product);
+
+ private:
+  std::map<std::tuple<cl_context, std::size_t, std::size_t, FftProduct>, std::shared_ptr<FftPlan>> plans;
 };
 
 }  // namespace conv

@@ -1,17 +1,12 @@
 // Step 9's launcher: the padded image through a forward FFT, a pointwise
 // product with the filter's spectrum (computed here, once), an inverse FFT
-// and a crop. The transform sizes and VkFFT's plans are host-side setup,
-// timed apart from the kernels (the note).
+// and a crop. The transform sizes and VkFFT's plans (fft_plan.hpp) are
+// host-side setup, timed apart from the kernels (the note).
 #include <algorithm>
 #include <cfloat>
-#include <chrono>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
-#include <map>
 #include <memory>
 #include <sstream>
-#include <tuple>
 
 #include "common/machinery/reference.hpp"
 #include "common/core/errors.hpp"
@@ -24,42 +19,6 @@ extern const char* const CLCONV_STEP_KERNEL;
 }
 
 namespace {
-
-// The smallest even n >= size whose only prime factors are 2, 3, 5 and 7
-// (VkFFT's fast radices), or the next power of two ("pow2"); small sizes
-// round to powers of two so that plans are shared.
-std::size_t transform_size(std::size_t size, bool pow2) {
-  std::size_t p = 8;
-  while (p < size) p *= 2;
-  if (pow2 || size <= 64) return p;
-  for (std::size_t n = size + size % 2;; n += 2) {
-    std::size_t m = n;
-    for (std::size_t f : {2, 3, 5, 7})
-      while (m % f == 0) m /= f;
-    if (m == 1) return n;
-  }
-}
-
-struct Sizes {
-  std::size_t P, Q;
-  bool forced = false;  // set by CLCONV_FFT_SIZE: refused if its plan fails, never replaced
-};
-
-Sizes sizes_for(const Problem& problem, bool pow2) {
-  // CLCONV_FFT_SIZE=PxQ: other transform sizes, for bench/experiments.sh fft.
-  const char* text = std::getenv("CLCONV_FFT_SIZE");
-  if (text && *text) {
-    unsigned long P = 0, Q = 0;
-    char x = 0, extra = 0;
-    if (std::sscanf(text, "%lu%c%lu%c", &P, &x, &Q, &extra) != 3 || x != 'x' || P % 2 ||
-        P < static_cast<unsigned long>(problem.padded.width) ||
-        Q < static_cast<unsigned long>(problem.padded.height))
-      throw Error(std::string("CLCONV_FFT_SIZE: '") + text + "' is not PxQ, P even, at least the padded image");
-    return {P, Q, true};
-  }
-  return {transform_size(static_cast<std::size_t>(problem.padded.width), pow2),
-          transform_size(static_cast<std::size_t>(problem.padded.height), pow2)};
-}
 
 class ThisStep : public Step {
  public:
@@ -83,8 +42,8 @@ class ThisStep : public Step {
   // every pixel, exact zeros included (docs/step9-fft.md derives it).
   Comparison compare(const Image& output, const Problem& problem,
                      const Reference& reference) const override {
-    const Sizes s = sizes_for(problem, false);  // the larger bound of the two size choices
-    const Sizes p = sizes_for(problem, true);
+    const Image& in = problem.padded;  // the larger bound of the two size choices
+    const FftSizes s = fft_sizes(in.width, in.height, false), p = fft_sizes(in.width, in.height, true);
     const double log_n = std::log2(static_cast<double>(std::max(s.P * s.Q, p.P * p.Q)));
     return compare_with_absolute_tolerance(
         output, reference, 2.0 * log_n * FLT_EPSILON * output_scale(problem.filter, problem.padded));
@@ -103,8 +62,9 @@ class ThisStep : public Step {
     // (host-side setup, kept per context and size). A plan that fails its
     // self-check gives way to the next sizes up.
     std::shared_ptr<FftPlan> plan =
-        plan_for(device, sizes_for(problem, option(options, "size") == "pow2"), product(device, options));
-    const Sizes s = {plan->P, plan->Q};
+        plans.get(device, fft_sizes(in_width, in_height, option(options, "size") == "pow2"),
+                  fft_product(option(options, "product"), device.facts()));
+    const FftSizes s = {plan->P, plan->Q};
     const std::size_t bytes = plan->buffer_bytes();
     const int row_floats = static_cast<int>(2 * (s.P / 2 + 1));
     const int rows = static_cast<int>(s.Q);
@@ -201,52 +161,7 @@ class ThisStep : public Step {
   }
 
  private:
-  // VkFFT compiles its kernels when planning (seconds on a CPU device), so
-  // plans are kept per context and size for the life of the step.
-  // Each new plan first passes its self-check (FftPlan::round_trip_error):
-  // on PoCL, VkFFT's kernels for some sizes (3528x3528, 8232x8232) turn an
-  // image into infinities. Such a plan gives way to the next sizes up, at
-  // most twice, and the note says so; a size set by CLCONV_FFT_SIZE is not
-  // changed, only refused. Every size tried must fit the device's buffers.
-  std::shared_ptr<FftPlan> plan_for(DeviceContext& device, Sizes s, FftProduct product) {
-    const auto key = std::make_tuple(device.context()(), s.P, s.Q, product);
-    auto it = plans.find(key);
-    if (it != plans.end()) return it->second;
-    std::string refused;  // the sizes whose plans failed, for the note
-    double spent = 0;     // and the time they took, set-up too
-    for (int attempt = 0;; ++attempt) {
-      const std::string size = std::to_string(s.P) + "x" + std::to_string(s.Q);
-      check_buffer_size(device, (s.P / 2 + 1) * 2 * s.Q * sizeof(float), "the " + size + " transform");
-      auto plan = std::make_shared<FftPlan>(device, s.P, s.Q, product);
-      const auto t0 = std::chrono::steady_clock::now();
-      const double error = plan->round_trip_error(device.queue());
-      plan->setup_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-      if (error <= 1e-3) {  // a correct plan is off by about log2(P Q) eps: 1e-6 here
-        plan->setup_ms += spent;
-        if (!refused.empty()) plan->refused = " (VkFFT's " + refused + " failed its self-check here)";
-        plans[key] = plan;
-        return plan;
-      }
-      std::ostringstream what;
-      what << "VkFFT's " << size << " transform failed its self-check on this device (round trip off by "
-           << error << ")" << (s.forced ? "" : attempt == 2 ? ", as did the two sizes before it" : "");
-      if (s.forced || attempt == 2) throw Error(what.str());
-      refused += (refused.empty() ? "" : ", ") + size;
-      spent += plan->setup_ms;
-      s = {transform_size(s.P + 1, false), transform_size(s.Q + 1, false)};
-    }
-  }
-  std::map<std::tuple<cl_context, std::size_t, std::size_t, FftProduct>, std::shared_ptr<FftPlan>> plans;
-
-  // --product, or the default measured per device type (docs/step9-fft.md).
-  FftProduct product(DeviceContext& device, const RunOptions& options) const {
-    const std::string text = option(options, "product");
-    if (text == "separate") return FftProduct::separate;
-    if (text == "fused") return FftProduct::fused;
-    // bench/crossover.sh on the H200 (fused faster at every width) and one
-    // run on PoCL (separate faster).
-    return device.facts().is_gpu ? FftProduct::fused : FftProduct::separate;
-  }
+  FftPlans plans;  // kept for the life of the step (fft_plan.hpp)
 };
 
 }  // namespace
