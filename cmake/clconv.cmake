@@ -24,19 +24,19 @@ function(clconv_embed target symbol file)
 endfunction()
 
 # clconv_add_step(<folder> SOURCES <launcher.cpp> [<more.cpp>...]
-#                          KERNEL <convolve.cl> [MAIN <main.cpp>])
+#                          KERNEL <convolve.cl>)
 # Called from <folder>/CMakeLists.txt. Builds the library <id>_lib (<id> is
 # <folder> with '-' turned into '_': step3_local_lib) from SOURCES plus
 # KERNEL embedded as conv::embedded::<id>_kernel (CLCONV_STEP_KERNEL in the
 # library's sources, beside CLCONV_STEP_NAME), and the executable
 # build/bin/<folder>. The launcher defines the step's factory, make_<id>().
-# Without MAIN the executable's main() is generated from
-# cmake/step_main.cpp.in: it hands make_<id>() to step_main(). A step whose
-# executable does more (step 7's --tune) names its own MAIN. The tour, the
-# sweeps and the tests link the library through clconv_steps (the top-level
+# The executable's main() is generated from cmake/step_main.cpp.in: it
+# hands make_<id>() to step_main(), which also runs the tuning mode of a
+# step that is tunable (--tune: steps 7, 8 and 10). The tour, the sweeps
+# and the tests link the library through clconv_steps (the top-level
 # CMakeLists.txt).
 function(clconv_add_step folder)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "KERNEL;MAIN" "SOURCES")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "KERNEL" "SOURCES")
   if(NOT arg_SOURCES OR NOT arg_KERNEL)
     message(FATAL_ERROR "clconv_add_step(${folder}): SOURCES and KERNEL are both needed")
   endif()
@@ -49,11 +49,9 @@ function(clconv_add_step folder)
   # embedded kernel's symbol, from the folder's name.
   target_compile_definitions(${id}_lib PRIVATE CLCONV_STEP_NAME="${folder}"
                              CLCONV_STEP_KERNEL=${id}_kernel)
-  if(NOT arg_MAIN)
-    set(factory make_${id})
-    set(arg_MAIN "${CMAKE_BINARY_DIR}/generated/${folder}_main.cpp")
-    configure_file("${PROJECT_SOURCE_DIR}/cmake/step_main.cpp.in" "${arg_MAIN}" @ONLY)
-  endif()
-  add_executable(${folder} ${arg_MAIN})
+  set(factory make_${id})
+  set(main "${CMAKE_BINARY_DIR}/generated/${folder}_main.cpp")
+  configure_file("${PROJECT_SOURCE_DIR}/cmake/step_main.cpp.in" "${main}" @ONLY)
+  add_executable(${folder} ${main})
   target_link_libraries(${folder} PRIVATE ${id}_lib)
 endfunction()

@@ -1,5 +1,6 @@
 #include "common/machinery/step_main.hpp"
 
+#include <cstring>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -14,6 +15,7 @@
 #include "common/machinery/reference.hpp"
 #include "common/machinery/report.hpp"
 #include "common/machinery/supervisor.hpp"
+#include "common/machinery/tuner.hpp"
 #include "common/machinery/watchdog.hpp"
 
 namespace conv {
@@ -132,14 +134,38 @@ int run_and_report(Step& step, const StepCommand& c, RunOptions& run, const Prob
   return 0;
 }
 
+// A tunable step (steps 7, 8 and 10: a Tunable beside its Step) has a
+// tuning mode: true when the command line asks for it with --tune.
+bool tuning_mode(int argc, char** argv, const Step& step) {
+  if (!dynamic_cast<const Tunable*>(&step)) return false;
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--tune") == 0) return true;
+  return false;
+}
+
+// What closes a tunable step's --help: its tuning mode, and what it
+// searches; "" for a step that has none.
+std::string tuning_footer(const Step& step) {
+  const auto* tunable = dynamic_cast<const Tunable*>(&step);
+  if (!tunable) return "";
+  const std::string name = step.name();
+  std::string searched;
+  for (const TuneParameter& p : tunable->tune_parameters()) searched += p.name + ", ";
+  return "Tuning mode: " + name + " --tune [--filters LIST] [--budget S] [--small] [--no-store]\n"
+         "  searches this device's best " + searched + "work-group per filter\n"
+         "  and stores the winners, which later runs use; " + name + " --tune --help describes each option.";
+}
+
 }  // namespace
 
 // A step's executable: parse and check the command line, load the image
-// and the filter, run the step on the device, report, verify, save.
-int step_main(int argc, char** argv, Step& step, const std::string& footer) {
+// and the filter, run the step on the device, report, verify, save; with
+// --tune, tune a tunable step (common/machinery/tuner.hpp) instead.
+int step_main(int argc, char** argv, Step& step) {
+  if (tuning_mode(argc, argv, step)) return tune_step_main(argc, argv, step, "");
   return guarded_main(step.name(), [&]() -> int {
     CLI::App app(step.name() + ": " + step.summary(), step.name());
-    if (!footer.empty()) app.footer(footer);
+    app.footer(tuning_footer(step));
     StepCommand c;
     add_step_options(app, step, c);
     if (int rc = parse_command_line(app, argc, argv); rc >= 0) return rc;
