@@ -2,9 +2,10 @@
 // a power of two) from the filter's width and the device's local memory,
 // computes the filter's spectrum for that tile once on the host, and
 // launches one work-group per pair of tiles (convolve.cl). The tile, its
-// layout and the work-group are the step's tuning parameters (tuning.hpp):
-// the documented defaults, unless this device has a tuned winner
-// (build/bin/step10-fft-tiled --tune) or the options say otherwise.
+// layout (the lesson's kernel, or a faster candidate's) and the work-group
+// are the step's tuning parameters (tuning.hpp): the documented defaults,
+// unless this device has a tuned winner (build/bin/step10-fft-tiled --tune)
+// or the options say otherwise.
 #include <sstream>
 
 #include "common/machinery/reference.hpp"
@@ -42,8 +43,8 @@ class ThisStep : public TiledFftStep {
   Launch prepare(DeviceContext& device, const Problem& problem, const RunOptions& options) override {
     cl::CommandQueue& queue = device.queue();
     const Image& in = problem.padded;
-    const int F = problem.filter.width;
     const int out_width = problem.out_width(), out_height = problem.out_height();
+    const int F = problem.filter.width;
     const int items = options.wg_x * options.wg_y;
 
     // The tile and its layout: the options given, the tuned winner, or the
@@ -57,20 +58,19 @@ class ThisStep : public TiledFftStep {
     const int pairs_x = (tiles_x + 1) / 2;
     const std::size_t pairs = static_cast<std::size_t>(pairs_x) * tiles_y;
 
-    // 1. Buffers: the padded image and the output.
+    // 1. Buffers: the padded image goes in, the output comes out.
     Launch launch(device);
-    cl::Buffer input = launch.buffer(CL_MEM_READ_ONLY, in.pixels.size() * sizeof(float), "the padded input",
-                                     in.width);
+    cl::Buffer input =
+        launch.buffer(CL_MEM_READ_ONLY, in.pixels.size() * sizeof(float), "the padded input", in.width);
     cl::copy(queue, in.pixels.cbegin(), in.pixels.cend(), input);
-    cl::Buffer output = launch.output_buffer(CL_MEM_WRITE_ONLY, sizeof(float) * out_width * out_height,
-                                             "the output", out_width);
+    cl::Buffer output = launch.output_buffer(
+        CL_MEM_WRITE_ONLY, sizeof(float) * out_width * out_height, "the output", out_width);
 
     // 2. The kernel and its arguments: convolve (below), or a candidate
     //    layout's (the candidates' launch.cpp).
-    cl::Kernel kernel =
-        layout == "local"
-            ? convolve_kernel(device, launch, problem, options, input, output, N, items, pairs_x)
-            : candidate_kernel(device, launch, embedded_source(), layout, problem, input, output, N, items, pairs_x);
+    cl::Kernel kernel = layout == "local"
+                            ? convolve_kernel(device, launch, problem, options, input, output, N, items, pairs_x)
+                            : candidate_kernel(device, launch, layout, problem, input, output, N, items, pairs_x);
     // The tile (tile_local_bytes) is the kernel's own __local array:
     // check_work_group names the local memory it needs against the device's.
     check_work_group(device, kernel, items, 1);

@@ -3,7 +3,6 @@
 #include <cfloat>
 #include <cmath>
 #include <complex>
-#include <limits>
 
 #include "common/machinery/reference.hpp"
 
@@ -11,23 +10,6 @@ namespace conv {
 
 std::uint64_t tile_local_bytes(int N) {
   return 8ull * static_cast<std::uint64_t>(N) * (N + N / 8) + 8ull * (N / 2);
-}
-
-double tile_flops_per_output(int N, int F) {
-  if (N < F) return std::numeric_limits<double>::infinity();
-  const double points = static_cast<double>(N) * N, valid = N - F + 1;
-  return (2 * 5 * points * std::log2(points) + 6 * points) / (2 * valid * valid);
-}
-
-DefaultTile default_tile(int F, std::uint64_t local_mem_bytes) {
-  DefaultTile best;
-  for (int N : kTileSizes) {
-    const bool whole = tile_local_bytes(N) <= local_mem_bytes;
-    const bool split = N >= 32 && tile_local_bytes(N / 2) <= local_mem_bytes;
-    if (N < F || !(whole || split)) continue;
-    if (best.tile == 0 || tile_flops_per_output(N, F) < tile_flops_per_output(best.tile, F)) best = {N, !whole};
-  }
-  return best;
 }
 
 std::vector<float> filter_spectrum(const Filter& filter, int N) {

@@ -26,12 +26,11 @@ class TiledFftStep : public Step, public Tunable {
                     std::string* origin = nullptr) const;
 };
 
-// A candidate layout's kernel ("split" or "registers") for tile N, built
-// from `lesson_source` and its own, its buffers made in `launch` and every
-// argument set: the input and output as convolve takes them, one
-// work-group of `items` per pair of tiles, pairs_x pairs a row.
-cl::Kernel candidate_kernel(DeviceContext& device, Launch& launch, const std::string& lesson_source,
-                            const std::string& layout, const Problem& problem, const cl::Buffer& input,
-                            const cl::Buffer& output, int N, int items, int pairs_x);
+// A candidate layout's kernel ("fused", "split" or "registers") for tile
+// N, its buffers made in `launch` and every argument set: the input and
+// output as convolve takes them, one work-group of `items` per pair of
+// tiles, pairs_x pairs a row.
+cl::Kernel candidate_kernel(DeviceContext& device, Launch& launch, const std::string& layout, const Problem& problem,
+                            const cl::Buffer& input, const cl::Buffer& output, int N, int items, int pairs_x);
 
 }  // namespace conv

@@ -1,8 +1,8 @@
 // Step 10's host-side arithmetic (step10-fft-tiled/tile.hpp): the filter's
 // spectrum against a direct 2D DFT, the twiddles, the documented default
-// tile and what rules a point of the search space out, and the error bound
-// against what every kernel (the lesson's and the candidates') does on
-// this device.
+// tile (candidates/default_tile.hpp) and what rules a point of the search
+// space out, and the error bound against what every kernel (the lesson's
+// and the candidates') does on this device.
 #include "tests/catch.hpp"
 
 #include <cmath>
@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iomanip>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include "common/machinery/device_choice.hpp"
@@ -22,6 +23,7 @@
 #include "common/machinery/report.hpp"
 #include "common/machinery/settings.hpp"
 #include "common/machinery/tuning.hpp"
+#include "step10-fft-tiled/candidates/default_tile.hpp"
 #include "step10-fft-tiled/tile.hpp"
 #include "tests/files.hpp"
 #include "tests/support.hpp"
@@ -122,22 +124,26 @@ TEST_CASE("step 10's search space: one default rule for every device, and what r
   const auto point = [](const char* tile, const char* layout, const char* wg) {
     return TunePoint{{"tile", tile}, {"layout", layout}, {"wg", wg}};
   };
-  // The same rule on both kinds of device: the local layout and 128
-  // work-items where the tile fits whole; a split tile gets one work-item
-  // per butterfly of its last column pass.
-  CHECK(tunable.tune_defaults(gpu, problem(7)) == point("64", "local", "128x1"));
-  CHECK(tunable.tune_defaults(cpu, problem(7)) == point("64", "local", "128x1"));
+  // The same rule on both kinds of device: the fused candidate (the
+  // lesson's kernel, faster) and 128 work-items where the tile fits whole;
+  // a split tile gets one work-item per butterfly of its last column pass.
+  CHECK(tunable.tune_defaults(gpu, problem(7)) == point("64", "fused", "128x1"));
+  CHECK(tunable.tune_defaults(cpu, problem(7)) == point("64", "fused", "128x1"));
   CHECK(tunable.tune_defaults(gpu, problem(31)) == point("128", "split", "512x1"));
-  CHECK(tunable.tune_defaults(cpu, problem(31)) == point("256", "local", "128x1"));
+  CHECK(tunable.tune_defaults(cpu, problem(31)) == point("256", "fused", "128x1"));
   DeviceFacts small_groups = gpu;
   small_groups.max_work_group = 256;
   CHECK(tunable.tune_defaults(small_groups, problem(31)) == point("128", "split", "256x1"));
   const auto ruled_out = [&](const DeviceFacts& facts, int F, const TunePoint& p) {
     return tunable.tune_ruled_out(facts, problem(F), p);
   };
-  CHECK(ruled_out(gpu, 7, point("64", "local", "128x1")).empty());
-  CHECK_THAT(ruled_out(gpu, 31, point("16", "local", "128x1")), ContainsText("narrower than the filter"));
-  CHECK_THAT(ruled_out(gpu, 7, point("128", "local", "128x1")), ContainsText("of local memory whole"));
+  // The lesson's kernel and the fused one take the same local memory.
+  for (const char* whole : {"local", "fused"}) {
+    INFO(whole);
+    CHECK(ruled_out(gpu, 7, point("64", whole, "128x1")).empty());
+    CHECK_THAT(ruled_out(gpu, 31, point("16", whole, "128x1")), ContainsText("narrower than the filter"));
+    CHECK_THAT(ruled_out(gpu, 7, point("128", whole, "128x1")), ContainsText("of local memory whole"));
+  }
   CHECK_THAT(ruled_out(gpu, 7, point("64", "local", "2048x1")), ContainsText("over the device's 1024"));
   CHECK_THAT(ruled_out(gpu, 7, point("64", "local", "64x32")), ContainsText("over the device's 1024"));
   CHECK(ruled_out(gpu, 7, point("128", "split", "512x1")).empty());
@@ -164,10 +170,11 @@ TEST_CASE("step 10's search space: one default rule for every device, and what r
     }
 }
 
-TEST_CASE("docs/results/fft-tiled-model.csv is tile.cpp's model, as the lesson's table quotes it",
+TEST_CASE("docs/results/fft-tiled-model.csv is the default rule's model, as the lesson's table quotes it",
           "[step10][units]") {
   // The lesson's table of flops per output is generated from this file, so
-  // the model lives in one place (tile.cpp). After a change to the model:
+  // the model lives in one place (tile_flops_per_output in
+  // candidates/tuning.cpp). After a change to the model:
   //   CLCONV_WRITE_TILE_MODEL=1 build/bin/harness_tests "docs/results/fft-tiled-model.csv*"
   std::ostringstream model;
   model << "tile,local_bytes,filter_width,flops_per_output\n" << std::fixed << std::setprecision(4);
@@ -198,15 +205,17 @@ TEST_CASE("step 10 meets its error bound with every tile, and the bound is not l
   const Filter filter = test::random_filter(13, rng);
   const Problem problem = make_problem(image, filter, Border::zero);
   const Reference reference = reference_correlate(problem.padded, problem.filter);
-  // Each tile in each layout it runs in, with a work-group (the registers
+  // Each tile in each layout it runs in, with a work-group (the lesson's
+  // kernel also with one that divides no loop's count, the registers
   // layout also with fewer work-items than lines, which then take several);
   // those this device's local memory cannot hold are left out (a GPU's
-  // 48 KiB: the 128-point tile whole, the 256-point one split).
+  // 48 KiB: the 128- and 256-point tiles whole, the 256-point one split).
   const auto& tunable = dynamic_cast<const Tunable&>(*step);
   TuneProblem width;
   width.size = filter.width;
   int ran = 0;
-  for (const char* tile : {"16 local 128", "32 local 128", "64 local 128", "128 local 128", "32 split 128",
+  for (const char* tile : {"16 local 128", "32 local 96", "64 local 128", "128 local 128", "256 local 256",
+                           "16 fused 128", "32 fused 128", "64 fused 128", "128 fused 128", "32 split 128",
                            "128 split 128", "256 split 256", "16 registers 128", "32 registers 32",
                            "64 registers 64", "64 registers 32"}) {
     RunOptions options;
@@ -227,7 +236,7 @@ TEST_CASE("step 10 meets its error bound with every tile, and the bound is not l
     CHECK(worst <= bound);
     CHECK(worst > bound / 1000);
   }
-  CHECK(ran >= 8);  // every device runs the tiles up to 64 points in each layout, and the split 128
+  CHECK(ran >= 11);  // every device runs the tiles up to 64 points in each layout, and the split 128
 }
 
 TEST_CASE("step 10: every point of the small search space checks against the reference here", "[step10]") {
@@ -239,7 +248,11 @@ TEST_CASE("step 10: every point of the small search space checks against the ref
   TuneProblem width;
   width.size = 13;
   const auto space = tune_space(tunable, test::device().facts(), width, true);
-  CHECK(space.size() >= 3);  // the defaults, and the other layout and tiles
+  CHECK(space.size() >= 3);  // the defaults, and the other layouts and tiles
+  std::set<std::string> layouts;
+  for (const TunePoint& p : space) layouts.insert(p.at("layout"));
+  CHECK(layouts.count("local") == 1);  // the lesson's kernel
+  CHECK(layouts.count("fused") == 1);
   for (const TunePoint& p : space) {
     INFO(point_text(tunable, p) << "; " << test::seed_note());
     RunOptions options;
@@ -282,6 +295,7 @@ TEST_CASE("step 10 runs its documented defaults, then the stored winner, and a -
   };
   RunResult r = run({});
   CHECK_THAT(r.note, ContainsText("documented defaults"));
+  CHECK_THAT(r.note, ContainsText("fused layout"));  // the tile fits whole on every device
   CHECK_THAT(r.note, ContainsText("step10-fft-tiled --tune --filters random:9"));
   CHECK(r.work_group == "128");
   TuneProblem width;

@@ -10,15 +10,16 @@ Inputs (docs/results/):
                      layout=registers"); a row without a layout ran the local one.
   cufft-TAG.csv      bench/device-run.sh part cufft (steps 7, 9 and 10 and CuPy's cuFFT in one run)
   steps567-TAG.csv   the device's copy bandwidth, as measured by the steps' runs there
-  fft-tiled-model.csv  tile.cpp's cost model (flops per output, local bytes), written and
-                     checked by the harness test that names it (tests/tiled_fft.cpp)
+  fft-tiled-model.csv  the default rule's cost model (flops per output: candidates/tuning.cpp;
+                     local bytes: tile.cpp), written and checked by the harness test that names
+                     it (tests/tiled_fft.cpp)
 """
 
 from tables import load, table, fmt, caption
 from pages import results
 
 def model_flops(n, f):
-    """tile.cpp's flops per output for tile n and width f, from fft-tiled-model.csv."""
+    """tile_flops_per_output for tile n and width f, from fft-tiled-model.csv."""
     for r in load("fft-tiled-model"):
         if int(r["tile"]) == n and int(r["filter_width"]) == f and r["flops_per_output"]:
             return float(r["flops_per_output"])
@@ -28,8 +29,8 @@ def model_flops(n, f):
 
 def tile_cost():
     """Flops per output for each tile and filter width, against the direct sum's 2 F^2:
-    tile.cpp's model as docs/results/fft-tiled-model.csv holds it (a harness test
-    checks that the file is what tile.cpp computes)."""
+    the model as docs/results/fft-tiled-model.csv holds it (a harness test
+    checks that the file is what tile_flops_per_output computes)."""
     rows = load("fft-tiled-model")
     widths = sorted({int(r["filter_width"]) for r in rows})
     body = []
@@ -46,7 +47,7 @@ def tile_cost():
         body.append(line)
     body.append(["direct sum, 2F²"] + [str(2 * f * f) for f in widths])
     return table(["flops per output, F ="] + [str(f) for f in widths], body) + (
-        "\nThe model of `step10-fft-tiled/tile.cpp` (`tile_flops_per_output`), from "
+        "\nThe model of `step10-fft-tiled/candidates/tuning.cpp` (`tile_flops_per_output`), from "
         "`docs/results/fft-tiled-model.csv`; in brackets the local memory one work-group's tile "
         "takes, whole and split in four (the split layout, below). '-': the tile is narrower than "
         "the filter.\n")
@@ -102,13 +103,10 @@ def fft_tiled(tag):
     return table(["8192x8192"] + ["{} {}".format(layout, n) for _, n, layout in columns] +
                  ["fastest", "its GFLOP/s (model)", "% of copy bandwidth"], body) + caption(
         rows, "bench/device-run.sh part fft-tiled") + (
-        "\nRandom filters; columns: the layout and the tile's size N. Each local and split cell the "
-        "fastest of the work-groups 64 to 512 (in brackets; the local layout's kernel is refused above "
-        "256, its limit there), each registers cell its default, N work-items; '-': the "
-        "tile is narrower than the filter. The 128-point tile runs only split (it does not fit local "
-        "memory whole). GFLOP/s: the model's "
-        "flops per output (above) times the outputs, over the time; % of copy bandwidth: one read of the "
-        "padded image and one write of the output at the copy rate measured there.\n")
+        "\nRandom filters; columns: the layout and the tile N. Local and split: the fastest work-group "
+        "of 64 to 512 (in brackets); registers: N work-items; '-': the tile is narrower than the filter. "
+        "GFLOP/s: the model's flops over the time; % of copy bandwidth: one read of the padded image and "
+        "one write of the output at the copy rate measured there.\n")
 
 
 def fft_tiled_peers(tag):

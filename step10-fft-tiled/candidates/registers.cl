@@ -1,12 +1,12 @@
 // A candidate layout of step 10 for the tuner (docs/step10-fft-tiled.md,
 // "Candidates"): each line of the tile whole in one work-item's registers.
-// The launcher builds this file after the lesson's convolve.cl
+// The launcher builds this file after the fused candidate's fused.cl
 // (candidates/launch.cpp), for mul() and conj2(); TILE is N.
 //
 // A work-item holds a column of the pair (N points), so each 1D transform
 // is done without a trip through local memory, and the 2D transforms need
 // just two exchanges: one between the column and the row transforms, one
-// between the row and the column inverses (the local layout makes six
+// between the row and the column inverses (the fused layout makes six
 // round trips).
 // N = 8 Q points, Q = N / 8: 16, 32 or 64 (the tuner runs 32 and 64).
 // 64 complex floats are 128 registers; 128 would not fit in a work-item's.
@@ -105,7 +105,7 @@ void fft_inverse(float2* v, __constant const float2* w) {
 #define FOR_LINES(i, count) for (int i = lid; i < (count); i += ITEMS)
 #endif
 
-// One work-group per pair of tiles, as in convolve: tile A in the real
+// One work-group per pair of tiles, as in convolve.cl: tile A in the real
 // parts, B (V pixels to the right) in the imaginary parts. The launcher
 // builds this kernel for one filter width: VALID = V = N - F + 1 is a
 // constant, so the compiler drops the arithmetic of the points no output

@@ -1,15 +1,16 @@
 // A candidate layout of step 10 for the tuner (docs/step10-fft-tiled.md,
 // "Candidates"): a tile of 2N x 2N points when local memory holds only
-// N x N. The launcher builds this file after the lesson's convolve.cl
-// (candidates/launch.cpp), whose passes it reuses with stride 2: TILE is
-// N, the sub-tile's size.
+// N x N. The launcher builds this file after the fused candidate's
+// fused.cl (candidates/launch.cpp), whose passes it reuses with stride 2:
+// TILE is N, the sub-tile's size.
 //
 // The first stage of decimation in time, done last, in registers.
 // Sub-tile (p, s) is the tile's pixels (2 x + s, 2 y + p); its N x N
-// transform S_ps goes through local memory as in convolve, one sub-tile
-// after another, and each work-item keeps its points of the last column
-// pass in registers, the same points (ky, kx) of all four sub-tiles. The
-// 2N x 2N spectrum at (ky + N a, kx + N b), a, b in {0, 1}, is then
+// transform S_ps goes through local memory as in convolve_fused, one
+// sub-tile after another, and each work-item keeps its points of the last
+// column pass in registers, the same points (ky, kx) of all four
+// sub-tiles. The 2N x 2N spectrum at (ky + N a, kx + N b), a, b in
+// {0, 1}, is then
 //   X_ab = sum over p, s of (-1)^(p a + s b) W^(p ky + s kx) S_ps,
 // W = exp(-2 pi i / 2N): a 2 x 2 butterfly with twiddles, in registers. The
 // product with the filter's spectrum follows, and the same butterfly
@@ -95,7 +96,7 @@ __kernel __attribute__((reqd_work_group_size(ITEMS, 1, 1))) void convolve_split(
   }
 
   // 3. Each sub-tile's inverse: the first column pass from z, then as in
-  //    convolve, to its outputs.
+  //    convolve_fused, to its outputs.
 #pragma unroll
   for (int ps = 0; ps < 4; ++ps) {
 #pragma unroll

@@ -1,16 +1,37 @@
 // Step 10's search space (docs/step10-fft-tiled.md, "Which tile" and
 // "Candidates"), declared once: the tile, its layout (the lesson's local
-// one and the two candidates) and the work-group; the documented defaults,
-// one rule for every device; what rules a point out; and the step's side
-// that comes from them (tuning.hpp in the lesson's folder declares it).
+// one and the three candidates) and the work-group; the documented
+// defaults, one rule for every device; what rules a point out; and the
+// step's side that comes from them (tuning.hpp in the lesson's folder
+// declares it).
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include "common/core/errors.hpp"
 #include "common/machinery/parse.hpp"
+#include "step10-fft-tiled/candidates/default_tile.hpp"
 #include "step10-fft-tiled/tile.hpp"
 #include "step10-fft-tiled/tuning.hpp"
 
 namespace conv {
+
+double tile_flops_per_output(int N, int F) {
+  if (N < F) return std::numeric_limits<double>::infinity();
+  const double points = static_cast<double>(N) * N, valid = N - F + 1;
+  return (2 * 5 * points * std::log2(points) + 6 * points) / (2 * valid * valid);
+}
+
+DefaultTile default_tile(int F, std::uint64_t local_mem_bytes) {
+  DefaultTile best;
+  for (int N : kTileSizes) {
+    const bool whole = tile_local_bytes(N) <= local_mem_bytes;
+    const bool split = N >= 32 && tile_local_bytes(N / 2) <= local_mem_bytes;
+    if (N < F || !(whole || split)) continue;
+    if (best.tile == 0 || tile_flops_per_output(N, F) < tile_flops_per_output(best.tile, F)) best = {N, !whole};
+  }
+  return best;
+}
 
 namespace {
 
@@ -64,10 +85,12 @@ std::vector<TuneParameter> TiledFftStep::tune_parameters() const {
   return {{"tile", "The transform's size N (tiles of N x N, N - F + 1 outputs a side): 16, 32, 64, 128 or 256",
            tiles, {"64", "128", "256"}, one_of(tiles), {"32", "64"}},
           {"layout",
-           "local: the whole tile in local memory (convolve.cl); split: four N/2 x N/2 sub-tiles through local "
-           "memory in turn, N >= 32 (candidates/split.cl); registers: each line of the tile in one work-item's "
-           "registers, N = 16 to 64 (candidates/registers.cl)",
-           {"local", "split", "registers"}, {"local", "registers"}}};
+           "local: the whole tile in local memory, one phase at a time: the lesson's kernel (convolve.cl); fused: "
+           "the same with three stages a pass in registers and the neighbouring passes fused "
+           "(candidates/fused.cl); split: four N/2 x N/2 sub-tiles through local memory in turn, N >= 32 "
+           "(candidates/split.cl); registers: each line of the tile in one work-item's registers, N = 16 to 64 "
+           "(candidates/registers.cl)",
+           {"local", "fused", "split", "registers"}, {"local", "fused", "registers"}}};
 }
 
 // One dimension: the kernels loop over their butterflies (or lines), so
@@ -79,15 +102,20 @@ std::vector<std::string> TiledFftStep::tune_work_groups(const DeviceFacts&, cons
 // The documented defaults, one rule for every device
 // (docs/step10-fft-tiled.md, "Which tile"): the tile with the fewest flops
 // per output of those at least F wide that fit local memory (default_tile,
-// tile.hpp), whole in the local layout, else split in four; 128
-// work-items, or one per butterfly of a split tile's last column pass
-// ((N/2)^2 / 8: its registers hold 32 points a butterfly).
+// above), whole, else split in four; 128 work-items, or one per
+// butterfly of a split tile's last column pass ((N/2)^2 / 8: its registers
+// hold 32 points a butterfly). A whole tile runs the fused candidate, not
+// the lesson's kernel: the same transform, faster. On PoCL (an AMD EPYC,
+// 2048x2048, the default tiles) it took 15.4, 25.3 and 29.1 ms at F = 7,
+// 15 and 31 against the lesson's 47.3, 54.1 and 79.3
+// (docs/results/step10-lesson-pocl.csv, docs/step10-fft-tiled.md,
+// "Candidates").
 TunePoint TiledFftStep::tune_defaults(const DeviceFacts& facts, const TuneProblem& problem) const {
   const DefaultTile d = default_tile(static_cast<int>(problem.size), facts.local_mem_bytes);
   const int N = d.tile ? d.tile : kLargestTile;  // none fits: tune_ruled_out says why
   long long items = d.split ? static_cast<long long>(N / 2) * (N / 2) / 8 : 128;
   if (facts.max_work_group > 0) items = std::min<long long>(items, static_cast<long long>(facts.max_work_group));
-  return {{"tile", std::to_string(N)}, {"layout", d.split ? "split" : "local"}, {"wg", std::to_string(items) + "x1"}};
+  return {{"tile", std::to_string(N)}, {"layout", d.split ? "split" : "fused"}, {"wg", std::to_string(items) + "x1"}};
 }
 
 std::string TiledFftStep::tune_ruled_out(const DeviceFacts& facts, const TuneProblem& problem,
@@ -103,7 +131,7 @@ std::string TiledFftStep::tune_ruled_out(const DeviceFacts& facts, const TunePro
     return "a work-group of " + std::to_string(items) + " work-items, over the device's " +
            std::to_string(facts.max_work_group);
   const std::string layout = point.at("layout");
-  if (layout != "local") return candidate_ruled_out(layout, N, items, facts.local_mem_bytes);
+  if (layout == "split" || layout == "registers") return candidate_ruled_out(layout, N, items, facts.local_mem_bytes);
   if (tile_local_bytes(N) > facts.local_mem_bytes)
     return "a " + std::to_string(N) + "-point tile takes " + kib(tile_local_bytes(N)) +
            " of local memory whole, over this device's " + kib(facts.local_mem_bytes) + " (the split layout takes " +
