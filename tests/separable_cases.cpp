@@ -242,7 +242,9 @@ TEST_CASE("step8-separable: the box kernel at every width, its strips and batche
   // Widths that give one run per batch (F >= 32: batches of 32 and of
   // F - 32 rows; up to four batches at 100 and 127, the widest filter),
   // several runs per batch (F < 32), a single column (F = 1) and even
-  // widths; work-groups of one row and of 8 x 8 (one row of 64);
+  // widths; work-groups of one row and of 8 x 8 (one row of 64); batches
+  // of 32, 16 and 8 rows in turn (each where a step of F rows is at most
+  // four of them) and strips cut for 2 to 16 work-groups per compute unit;
   // images that are a multiple of no strip. The first image is random, the
   // second a bright patch on zeros: a window of zeros must come out exactly
   // zero (its bound is zero), which a running sum that subtracts the
@@ -260,15 +262,21 @@ TEST_CASE("step8-separable: the box kernel at every width, its strips and batche
       const Filter f = parse_filter_spec("box:" + std::to_string(width));
       const Image& img = images[static_cast<std::size_t>(i++ % 2)];
       const Border border = i % 3 ? Border::zero : Border::clamp;
+      int batch = 32 >> (i % 3);
+      while (width > 4 * batch) batch *= 2;
+      const std::string strips = std::to_string(2 << (i % 4));
       RunOptions options;
       options.values["method"] = "box";
+      options.values["batch"] = std::to_string(batch);
+      options.values["strips"] = strips;
       options.wg_x = wg_x, options.wg_y = wg_y;
       conv::test::use_student_kernel("step8-separable", options);
       const Problem problem = make_problem(img, f, border);
       const RunResult r = run_step(*step, conv::test::device(), problem, options, 0);
       const Comparison cmp = step->compare(r.output, problem, reference_correlate(problem.padded, f));
-      INFO(f.name << ", wg " << wg_x << "x" << wg_y << ", " << img.width << "x" << img.height << ", border "
-                  << border_name(border) << ": " << cmp.describe() << "; " << conv::test::seed_note());
+      INFO(f.name << ", wg " << wg_x << "x" << wg_y << ", batch " << batch << ", strips " << strips << ", "
+                  << img.width << "x" << img.height << ", border " << border_name(border) << ": " << cmp.describe()
+                  << "; " << conv::test::seed_note());
       CHECK(cmp.passed());
     }
 }

@@ -20,40 +20,41 @@ extern const char* const step8_separable_box;
 
 namespace {
 
-// The box kernel keeps the column sums of kBatch rows per batch, and is
-// launched with strips enough for kBoxGroupsPerUnit work-groups per compute
-// unit; the strip kernel's row pass takes kStripRowBlock outputs per task.
-constexpr int kBatch = 32;
-constexpr int kBoxGroupsPerUnit = 4;
+// The strip kernel's row pass takes kStripRowBlock outputs per task. (The
+// box kernel's rows per batch and its strips per compute unit are the
+// tuner's: --batch and --strips.)
 constexpr int kStripRowBlock = 8;
 
 std::string size_text(std::pair<int, int> s) { return std::to_string(s.first) + "x" + std::to_string(s.second); }
 
 // The box kernel's geometry for a work-group of `group` work-items (one
-// column each) and width F: WIDTH outputs across a strip (a multiple of 4,
-// WIDTH + F - 1 <= group), RUNS runs of F rows per unrolled step (a
-// batch's worth when F is small), RUN_X outputs per row-pass task (a
-// multiple of 4 dividing WIDTH). Each of kBatch rows has WIDTH / RUN_X
-// tasks, at most one per work-item: the widest strip whose tasks keep at
-// least three quarters of the work-items busy.
+// column each), width F and `batch` rows of column sums per batch: WIDTH
+// outputs across a strip (a multiple of 4, WIDTH + F - 1 <= group), RUNS
+// runs of F rows per unrolled step (a batch's worth when F is small),
+// RUN_X outputs per row-pass task (a multiple of 4 dividing WIDTH). Each of
+// the batch's rows has WIDTH / RUN_X tasks, at most one per work-item: the
+// widest strip whose tasks keep at least three quarters of the work-items
+// busy. A step of RUNS * F rows is at most four batches (box.cl).
 struct BoxShape {
-  int width = 0, runs = 1, run_x = 4;
+  int width = 0, runs = 1, run_x = 4, batch = 32;
   int rows(int F) const { return runs * F; }
-  // __local floats: kBatch column sums per column, or kBatch rows of
+  // __local floats: `batch` column sums per column, or `batch` rows of
   // outputs on their way out, whichever is more.
   std::size_t local_floats(int F) const {
-    return std::max<std::size_t>(static_cast<std::size_t>(width + F - 1) * (kBatch + 1),
-                                 static_cast<std::size_t>(kBatch) * (width + 1));
+    return std::max<std::size_t>(static_cast<std::size_t>(width + F - 1) * (batch + 1),
+                                 static_cast<std::size_t>(batch) * (width + 1));
   }
 };
-std::optional<BoxShape> box_shape(int group, int F) {
+std::optional<BoxShape> box_shape(int group, int F, int batch) {
   BoxShape s;
-  s.runs = std::max(1, kBatch / F);
+  s.batch = batch;
+  s.runs = std::max(1, batch / F);
+  if (s.rows(F) > 4 * batch) return std::nullopt;
   for (int width = (group - F + 1) / 4 * 4; width >= 4; width -= 4) {
     int run_x = 4;
-    while (run_x <= width && (width % run_x != 0 || kBatch * (width / run_x) > group)) run_x += 4;
+    while (run_x <= width && (width % run_x != 0 || batch * (width / run_x) > group)) run_x += 4;
     if (run_x > width) continue;
-    if (4 * kBatch * (width / run_x) >= 3 * group || width == 4) {
+    if (4 * batch * (width / run_x) >= 3 * group || width == 4) {
       s.width = width, s.run_x = run_x;
       return s;
     }
@@ -88,9 +89,10 @@ int strip_rows(const DeviceFacts& facts, std::size_t strips_across, std::size_t 
 
 // The box kernel's steps down a strip (each box_rows rows): strips tall
 // enough that the F rows each reads past its outputs are a small part,
-// short enough for kBoxGroupsPerUnit work-groups per compute unit.
-int box_strip_steps(const DeviceFacts& facts, std::size_t strips_across, std::size_t rows, int box_rows) {
-  const std::size_t groups = kBoxGroupsPerUnit * std::max(1u, facts.compute_units);
+// short enough for `per_unit` work-groups per compute unit.
+int box_strip_steps(const DeviceFacts& facts, std::size_t strips_across, std::size_t rows, int box_rows,
+                    int per_unit) {
+  const std::size_t groups = static_cast<std::size_t>(per_unit) * std::max(1u, facts.compute_units);
   const std::size_t down = std::max<std::size_t>(1, groups / std::max<std::size_t>(1, strips_across));
   const std::size_t strip = (rows + down - 1) / down;
   return static_cast<int>(std::max<std::size_t>(1, (strip + box_rows - 1) / box_rows));
@@ -105,7 +107,7 @@ cl::Program candidate_program(const Step& step, DeviceContext& device, const std
 }  // namespace
 
 std::string candidate_ruled_out(const DeviceFacts& facts, const std::string& kernel, int F, int rank,
-                                std::pair<int, int> b, std::pair<int, int> wg) {
+                                std::pair<int, int> b, std::pair<int, int> wg, int batch) {
   const std::size_t weights = sizeof(float) * 2 * F * rank;
   if (weights > facts.constant_mem_bytes)
     return "the terms' weights, " + std::to_string(weights) + " bytes, over the constant memory";
@@ -113,10 +115,13 @@ std::string candidate_ruled_out(const DeviceFacts& facts, const std::string& ker
   if (kernel == "fused") local = fused_bytes(F, b, wg);
   if (kernel == "strip") local = ring_bytes(F, b, wg);
   if (kernel == "box") {
-    const auto box = box_shape(wg.first * wg.second, F);
+    if (F > 4 * batch)
+      return "batch " + std::to_string(batch) + " too small for the box kernel at F = " + std::to_string(F) +
+             ": a step of F rows is at most four batches (F <= " + std::to_string(4 * batch) + ")";
+    const auto box = box_shape(wg.first * wg.second, F, batch);
     if (!box)
       return "work-group " + size_text(wg) + " too small for the box kernel: it needs at least max(F + 3, " +
-             std::to_string(kBatch) + ") = " + std::to_string(std::max(F + 3, kBatch)) +
+             std::to_string(batch) + ") = " + std::to_string(std::max(F + 3, batch)) +
              " work-items (one per column of a strip and its halo, one per row-pass task)";
     local = sizeof(float) * box->local_floats(F);
   }
@@ -152,10 +157,11 @@ Launch launch_candidate(const Step& step, DeviceContext& device, const Problem& 
   // work-group one row of wg_x * wg_y work-items, one per column.
   const bool is_box = kernel == "box";
   const int box_group = wg.first * wg.second;
+  const int batch = std::stoi(point.at("batch")), per_unit = std::stoi(point.at("strips"));
   BoxShape box;
   if (is_box) {
-    const auto shape = box_shape(box_group, F);
-    if (!shape) throw UsageError(candidate_ruled_out(device.facts(), kernel, F, rank, b, wg));
+    const auto shape = box_shape(box_group, F, batch);
+    if (!shape) throw UsageError(candidate_ruled_out(device.facts(), kernel, F, rank, b, wg, batch));
     box = *shape;
   }
   const std::size_t group_w = is_box ? box.width : static_cast<std::size_t>(wg.first) * b.first;
@@ -165,7 +171,7 @@ Launch launch_candidate(const Step& step, DeviceContext& device, const Problem& 
   const int in_pitch = static_cast<int>(round_up(grid_w + F + 2, 32));  // floats per row, as the lesson's
   // The box kernel's strips: `steps` unrolled steps of box.rows(F) rows
   // each, `down` strips down; each reads F rows past its outputs.
-  const int box_steps = is_box ? box_strip_steps(device.facts(), grid_w / group_w, grid_h, box.rows(F)) : 0;
+  const int box_steps = is_box ? box_strip_steps(device.facts(), grid_w / group_w, grid_h, box.rows(F), per_unit) : 0;
   const std::size_t box_down = is_box ? (grid_h + box_steps * box.rows(F) - 1) / (box_steps * box.rows(F)) : 0;
   const std::size_t in_rows = is_box ? box_down * box_steps * box.rows(F) + F : grid_h + F - 1;
   const int out_pitch = static_cast<int>(grid_w);
@@ -187,7 +193,7 @@ Launch launch_candidate(const Step& step, DeviceContext& device, const Problem& 
     weights.insert(weights.end(), terms.rows[t].begin(), terms.rows[t].end());
     weights.insert(weights.end(), terms.columns[t].begin(), terms.columns[t].end());
   }
-  if (const std::string why = candidate_ruled_out(device.facts(), kernel, F, rank, b, wg);
+  if (const std::string why = candidate_ruled_out(device.facts(), kernel, F, rank, b, wg, batch);
       why.find("constant memory") != std::string::npos)
     throw Error(device.facts().name + ": " + why);
   cl::Buffer filter = launch.buffer(CL_MEM_READ_ONLY, weights.size() * sizeof(float), "the terms' weights");
@@ -204,7 +210,7 @@ Launch launch_candidate(const Step& step, DeviceContext& device, const Problem& 
   const cl::NDRange local(wg.first, wg.second);
   const cl::NDRange global(grid_w / b.first, grid_h / b.second);
   if (is_box) {  // a box: column sums in registers, then the rows, adds only
-    defines += " -D WIDTH=" + std::to_string(box.width) + " -D BATCH=" + std::to_string(kBatch) +
+    defines += " -D WIDTH=" + std::to_string(box.width) + " -D BATCH=" + std::to_string(batch) +
                " -D RUN_X=" + std::to_string(box.run_x) + " -D RUNS=" + std::to_string(box.runs);
     cl::KernelFunctor<cl::Buffer, cl::Buffer, cl::Buffer, int, int, int, int, cl::LocalSpaceArg> box_kernel(
         make_kernel(candidate_program(step, device, embedded::step8_separable_box, defines), "convolve_fused_box",
@@ -212,7 +218,7 @@ Launch launch_candidate(const Step& step, DeviceContext& device, const Problem& 
     check_work_group(device, box_kernel.getKernel(), box_group, 1);
     const std::size_t batch_bytes = sizeof(float) * box.local_floats(F);
     check_local_memory(device, box_kernel.getKernel(), batch_bytes,
-                       "the box kernel's " + std::to_string(kBatch) + " column sums of " +
+                       "the box kernel's " + std::to_string(batch) + " column sums of " +
                            std::to_string(box.width + F - 1) + " columns (work-group " + wg_text + ", filter " +
                            std::to_string(F) + ")");
     const cl::NDRange strips(grid_w / group_w * box_group, box_down);

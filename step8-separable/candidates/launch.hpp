@@ -15,9 +15,9 @@ Launch launch_candidate(const Step& step, DeviceContext& device, const Problem& 
                         const TunePoint& point, const SeparableFilter& terms);
 
 // Why the one-kernel candidate `method` cannot run on this device (its
-// local or constant memory over the device's, a work-group too small for
-// the box kernel's strip), or "".
+// local or constant memory over the device's, a work-group or a batch too
+// small for the box kernel's strip), or "".
 std::string candidate_ruled_out(const DeviceFacts& facts, const std::string& method, int F, int rank,
-                                std::pair<int, int> block, std::pair<int, int> wg);
+                                std::pair<int, int> block, std::pair<int, int> wg, int batch);
 
 }  // namespace conv

@@ -118,7 +118,21 @@ std::vector<TuneParameter> SeparableStep::tune_parameters() const {
            {"on", "off"},
            {"on", "off"},
            one_of({"on", "off"}),
-           {"off"}}};
+           {"off"}},
+          {"batch",
+           "Rows of column sums the box kernel keeps in local memory between its row passes (method box): "
+           "32, 16 or 8 (fewer: less local memory and fewer registers, more barriers)",
+           {"32", "16", "8"},
+           {"32"},
+           one_of({"32", "16", "8"}),
+           {}},  // tests/separable_cases.cpp, with the box kernel
+          {"strips",
+           "Work-groups per compute unit the box kernel's strips are cut for (method box): 4, 2, 8 or 16 "
+           "(more: shorter strips, more of them in flight, more halo rows read twice)",
+           {"4", "2", "8", "16"},
+           {"4"},
+           one_of({"4", "2", "8", "16"}),
+           {}}};  // tests/separable_cases.cpp, with the box kernel
 }
 
 std::vector<std::string> SeparableStep::tune_work_groups(const DeviceFacts&, const TuneProblem& problem) const {
@@ -135,7 +149,8 @@ std::vector<std::string> SeparableStep::tune_work_groups(const DeviceFacts&, con
 // runs without it), the loop over tile rows unrolled, work-group 32x8.
 TunePoint SeparableStep::tune_defaults(const DeviceFacts& facts, const TuneProblem& problem) const {
   const int F = static_cast<int>(problem.size);
-  TunePoint p = {{"method", "passes"}, {"rows", "tile"}, {"columns", "tile"}, {"unroll", "on"}, {"wg", kDefaultGroup}};
+  TunePoint p = {{"method", "passes"}, {"rows", "tile"},   {"columns", "tile"}, {"unroll", "on"},
+                 {"batch", "32"},      {"strips", "4"}, {"wg", kDefaultGroup}};
   // Step 6's rule, for both passes' tiles (and a KiB to spare).
   const std::pair<int, int> wg = size_of(p, "wg");
   std::pair<int, int> b = {4, 4};
@@ -174,8 +189,14 @@ std::string SeparableStep::tune_ruled_out(const DeviceFacts& facts, const TunePr
     if (kernel == "box" && (p.at("block") != defaults.at("block") || p.at("unroll") != defaults.at("unroll")))
       return "method box has no block of outputs and no loop over tile rows: block and unroll stay " +
              defaults.at("block") + " and " + defaults.at("unroll");
-    return candidate_ruled_out(facts, kernel, F, problem_rank(problem), b, wg);
+    if (kernel != "box" && (p.at("batch") != defaults.at("batch") || p.at("strips") != defaults.at("strips")))
+      return "batch and strips are the box kernel's: with method " + kernel + " they stay " + defaults.at("batch") +
+             " and " + defaults.at("strips");
+    return candidate_ruled_out(facts, kernel, F, problem_rank(problem), b, wg, std::stoi(p.at("batch")));
   }
+  if (p.at("batch") != defaults.at("batch") || p.at("strips") != defaults.at("strips"))
+    return "batch and strips are the box kernel's: with method passes they stay " + defaults.at("batch") + " and " +
+           defaults.at("strips");
   const std::size_t rows = p.at("rows") == "tile" ? row_tile_bytes(F, b, wg) : 0;
   const std::size_t columns = p.at("columns") == "tile" ? column_tile_bytes(F, b, wg) : 0;
   if (std::max(rows, columns) + 1024 > facts.local_mem_bytes)  // a KiB spare for the compiler's own
