@@ -17,7 +17,7 @@
 # registers layout at N work-items, one per line of its N-point tile)
 # (fft-tiled-TAG.csv), its --verify runs and its
 # kernels' ptxas report (fft-tiled-TAG.txt). fft-tiled-floor: the 64-point
-# tile's kernel beside copies of it built from convolve.cl with parts taken
+# tile's kernel beside copies of it built from candidates/fused.cl with parts taken
 # out (no transform passes: only the tiles' load and store; no reads of the
 # spectrum; no reads of the image) and as it was before its inverse row
 # passes skipped the rows nobody reads (every-row), F = 7, 15 and 31 on 8192x8192
@@ -187,16 +187,20 @@ for part in ${PARTS:-tour conformance steps1to4 wg-shapes unroll-widths}; do
         done
         build/bin/kernel-info --step 10 --filter random:31 --set tile=128 --set layout=split
       } > "$OUT/fft-tiled-$tag.txt" 2>&1 ;;
-    fft-tiled-floor)  # step 10's local kernel, and copies of it with parts taken out
+    fft-tiled-floor)  # step 10's fused kernel, and copies of it with parts taken out
+      # (candidates/fused.cl, its kernel renamed convolve so that --kernel
+      # runs it in the lesson's place: it takes the same arguments)
       probes="$OUT/fft-tiled-floor"
       mkdir -p "$probes"
-      python3 bench/fft_tiled_probes.py step10-fft-tiled/convolve.cl "$probes" 2>> "$log" &&
+      sed 's/void convolve_fused(/void convolve(/' step10-fft-tiled/candidates/fused.cl > "$probes/fused.cl"
+      python3 bench/fft_tiled_probes.py "$probes/fused.cl" "$probes" 2>> "$log" &&
       for f in random:7 random:15 random:31; do
         for probe in kernel memory no-spectrum no-image every-row; do
           kernel=()
-          [ "$probe" = kernel ] || kernel=(--kernel "$probes/$probe.cl")
+          [ "$probe" = kernel ] && kernel=(--layout fused) || kernel=(--kernel "$probes/$probe.cl")
           build/bin/step10-fft-tiled --image synthetic:8192x8192 --filter "$f" --tile 64 --wg 128x1 \
-            --reps 20 --csv "${kernel[@]}" 2>> "$log" | sed "s/,step10-fft-tiled,default tile=64,/,step10-fft-tiled,$probe tile=64,/"
+            --reps 20 --csv "${kernel[@]}" 2>> "$log" |
+            sed -E "s/,step10-fft-tiled,default tile=64( layout=fused)?,/,step10-fft-tiled,$probe tile=64,/"
         done
       done | awk 'NR == 1 || !/^device,/' > "$OUT/fft-tiled-floor-$tag.csv" ;;
     *)

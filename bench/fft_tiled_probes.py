@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""Copies of step 10's kernel file with parts taken out, for
-bench/device-run.sh part fft-tiled-floor: how much of the 64-point tile's
-time its memory traffic takes, and its two reads each.
+"""Copies of step 10's fused kernel (step10-fft-tiled/candidates/fused.cl,
+its kernel renamed convolve so that --kernel runs it) with parts taken
+out, for bench/device-run.sh part fft-tiled-floor: how much of the
+64-point tile's time its memory traffic takes, and its two reads each.
 
-    python3 bench/fft_tiled_probes.py step10-fft-tiled/convolve.cl OUTDIR
+    sed 's/void convolve_fused(/void convolve(/' step10-fft-tiled/candidates/fused.cl > fused.cl
+    python3 bench/fft_tiled_probes.py fused.cl OUTDIR
 
 writes OUTDIR/memory.cl (no transform passes between the tiles' load and
 store: the load and the first row pass, then the last row pass and the
@@ -15,7 +17,7 @@ of these three computes a correlation; run them with --kernel and without
 row passes skipped the rows the output never reads: a correlation still
 (it passes --verify), with more work. Each
 cut is found by the text around it and refused, with the reason, if
-convolve.cl has changed there."""
+candidates/fused.cl has changed there."""
 import os
 import sys
 
@@ -23,13 +25,13 @@ import sys
 def cut(text, old, new, what):
     if text.count(old) != 1:
         sys.exit("fft_tiled_probes.py: {}: the text to change is not in the kernel once; "
-                 "convolve.cl has changed, update this script".format(what))
+                 "candidates/fused.cl has changed, update this script".format(what))
     return text.replace(old, new)
 
 
 def main():
     if len(sys.argv) != 3:
-        sys.exit("usage: fft_tiled_probes.py step10-fft-tiled/convolve.cl OUTDIR")
+        sys.exit("usage: fft_tiled_probes.py FUSED_CL OUTDIR (candidates/fused.cl, its kernel renamed convolve)")
     try:
         with open(sys.argv[1]) as f:
             src = f.read()
@@ -41,7 +43,7 @@ def main():
     last = "  // 5. The last inverse row pass, and the write.\n"
     if src.count(first) != 1 or src.count(last) != 1 or src.index(first) > src.index(last):
         sys.exit("fft_tiled_probes.py: memory: the kernel's steps 2 and 5 are not where expected; "
-                 "convolve.cl has changed, update this script")
+                 "candidates/fused.cl has changed, update this script")
     probes = {
         "memory": src[:src.index(first)] + src[src.index(last):],
         "no-spectrum": cut(src, "v[m] = mul(v[m], filter_spectrum[(base + m * s) * N + line]);",
@@ -55,7 +57,7 @@ def main():
     what = {"every-row": "a correlation, every row of the inverse transform done"}
     for name, text in probes.items():
         with open(os.path.join(out, name + ".cl"), "w") as f:
-            f.write("// A probe made by bench/fft_tiled_probes.py from step10-fft-tiled/convolve.cl\n"
+            f.write("// A probe made by bench/fft_tiled_probes.py from step10-fft-tiled/candidates/fused.cl\n"
                     "// (" + name + "): " + what.get(name, "not a correlation") + ".\n" + text)
 
 
