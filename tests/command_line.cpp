@@ -69,6 +69,16 @@ TEST_CASE("a run is retried only when LeakSanitizer's own tracer crashed", "[cli
   }
   r.err = "Tracer caught signal 11\n";  // the scan crashed, but LeakSanitizer did not say it gave up
   CHECK_FALSE(test::tracer_crash_only(r));
+  // The tracer could not attach to a thread: no signal, the fatal error and
+  // its hint about ptrace.
+  const std::string attach = "==1==LeakSanitizer has encountered a fatal error.\n"
+                             "==1==HINT: LeakSanitizer does not work under ptrace (strace, gdb, etc)\n";
+  r.err = "verify: OK\n" + attach;
+  CHECK(test::tracer_crash_only(r));
+  r.err = "==1==ERROR: LeakSanitizer: detected memory leaks\n" + attach;
+  CHECK_FALSE(test::tracer_crash_only(r));
+  r.err = "==1==HINT: LeakSanitizer does not work under ptrace (strace, gdb, etc)\n";
+  CHECK_FALSE(test::tracer_crash_only(r));
 }
 
 TEST_CASE("every executable answers --help with exit 0 and its real options", "[cli]") {
