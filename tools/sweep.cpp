@@ -198,16 +198,24 @@ int main(int argc, char** argv) {
                        "steps, variants and --set values), more than " + std::to_string(static_cast<long>(kMaxRuns)) +
                        "; split it into smaller sweeps");
     }
+    // One run's options: its variant and --set values, and the --kernel file.
+    // (At RunOptions' work-group: the run sets its own; a --wgs shape a step
+    // cannot use is skipped with a note when its turn comes, as a device
+    // limit is.)
+    auto options_of = [&](const std::string& variant, const std::map<std::string, std::string>& combo) {
+      RunOptions options;
+      options.values = combo;
+      options.values["variant"] = variant;
+      options.kernel_source = kernel_source;
+      options.kernel_label = kernel_file;
+      return options;
+    };
     // Every run the sweep will make, checked now (common/core/step.hpp): a value
     // a step cannot take is a usage error before the first job.
     for (auto& step : steps)
       for (const auto& variant : variants_for(*step))
       for (const auto& combo : settings_for(*step, variant)) {
-        RunOptions probe;
-        probe.values = combo;
-        // (At RunOptions' work-group: a --wgs shape a step cannot use is
-        // skipped with a note when its turn comes, as a device limit is.)
-        probe.values["variant"] = variant;
+        const RunOptions probe = options_of(variant, combo);
         step->check_options(probe);
         if (!kernel_file.empty() && !step->builds_kernel_file(probe))
           throw UsageError("--kernel " + kernel_file + ": " + step->name() + " " + step->describe(probe) +
@@ -230,13 +238,8 @@ int main(int argc, char** argv) {
       const Filter filter = parse_filter_spec(filter_spec);
       for (auto& step : steps)
         for (const auto& variant : variants_for(*step))
-          for (const auto& combo : settings_for(*step, variant)) {
-            RunOptions options;
-            options.values = combo;
-            options.values["variant"] = variant;
-            options.kernel_source = kernel_source;
-            step->default_work_group(device.facts(), filter, options);
-          }
+          for (const auto& combo : settings_for(*step, variant))
+            step->default_work_group(device.facts(), filter, options_of(variant, combo));
     }
 
     const DeviceLimits limits = device_limits(device, reprobe, [&](const std::string& line) {
@@ -321,14 +324,10 @@ int main(int argc, char** argv) {
               const double prev_ms = prev_step_ms.count(base) ? prev_step_ms[base] : 0;
               for (const auto& variant : variants)
               for (const auto& combo : settings_for(*step, variant)) {
-                RunOptions options;
-                options.values = combo;
-                options.values["variant"] = variant;
+                RunOptions options = options_of(variant, combo);
                 std::tie(options.wg_x, options.wg_y) =
                     wg_x > 0 ? std::pair<int, int>{wg_x, wg_y}
                              : step->default_work_group(device.facts(), filter, options);
-                options.kernel_source = kernel_source;
-                options.kernel_label = kernel_file;
                 std::cerr << "sweep: [" << done << "/" << total << "] " << step->name() << " "
                           << step->describe(options) << ", " << image.width << "x" << image.height << ", "
                           << filter.name << ", wg " << options.wg_x << "x" << options.wg_y << "\n";

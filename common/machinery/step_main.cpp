@@ -162,7 +162,7 @@ std::string tuning_footer(const Step& step) {
 // and the filter, run the step on the device, report, verify, save; with
 // --tune, tune a tunable step (common/machinery/tuner.hpp) instead.
 int step_main(int argc, char** argv, Step& step) {
-  if (tuning_mode(argc, argv, step)) return tune_step_main(argc, argv, step, "");
+  if (tuning_mode(argc, argv, step)) return tune_step_main(argc, argv, step);
   return guarded_main(step.name(), [&]() -> int {
     CLI::App app(step.name() + ": " + step.summary(), step.name());
     app.footer(tuning_footer(step));

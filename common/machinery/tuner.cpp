@@ -355,10 +355,10 @@ SearchOutcome tune_filter(Step& step, DeviceContext& device, const std::string& 
   return outcome;
 }
 
-int tune_step_main(int argc, char** argv, Step& step, const std::string& filters) {
+int tune_step_main(int argc, char** argv, Step& step) {
   const std::string program = step.name() + " --tune";
   const auto* tunable = dynamic_cast<const Tunable*>(&step);
-  const std::string default_filters = !filters.empty() ? filters : tunable ? tunable->tune_filters() : "";
+  const std::string default_filters = tunable ? tunable->tune_filters() : "";
   return guarded_main(program, [&]() -> int {
     const std::string store = tune_store_path();
     CLI::App app(program + ": searches " + step.name() +

@@ -72,10 +72,9 @@ StoredWinner winner_to_store(const SearchOutcome& outcome);
 // ---- the convolution steps' front end ------------------------------------------
 // `STEP --tune [--filters LIST | --filter-widths LIST] [--image SPEC]
 // [--budget S] [--reps N] [--small] [--no-store] [--output CSV]` for any
-// step that is also a Tunable (steps 7, 8 and 10). `default_filters` is what
-// --filters defaults to ("": the step's tune_filters()). Returns the exit
-// status.
-int tune_step_main(int argc, char** argv, Step& step, const std::string& default_filters);
+// step that is also a Tunable (steps 7, 8 and 10); --filters defaults to the
+// step's tune_filters(). Returns the exit status.
+int tune_step_main(int argc, char** argv, Step& step);
 
 // The search for one filter, as tools/tune and tune_step_main run it;
 // stores the winner unless `store` is false. Prints the verdict on stderr.

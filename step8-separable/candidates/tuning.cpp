@@ -180,6 +180,9 @@ std::string SeparableStep::tune_ruled_out(const DeviceFacts& facts, const TunePr
     return "work-group " + p.at("wg") + " over the device's " + std::to_string(facts.max_work_group);
   const std::string& kernel = p.at("method");
   const TunePoint defaults = tune_defaults(facts, problem);
+  if (kernel != "box" && (p.at("batch") != defaults.at("batch") || p.at("strips") != defaults.at("strips")))
+    return "batch and strips are the box kernel's: with method " + kernel + " they stay " + defaults.at("batch") +
+           " and " + defaults.at("strips");
   if (kernel != "passes") {
     for (const char* name : {"rows", "columns"})
       if (p.at(name) != defaults.at(name))
@@ -189,14 +192,8 @@ std::string SeparableStep::tune_ruled_out(const DeviceFacts& facts, const TunePr
     if (kernel == "box" && (p.at("block") != defaults.at("block") || p.at("unroll") != defaults.at("unroll")))
       return "method box has no block of outputs and no loop over tile rows: block and unroll stay " +
              defaults.at("block") + " and " + defaults.at("unroll");
-    if (kernel != "box" && (p.at("batch") != defaults.at("batch") || p.at("strips") != defaults.at("strips")))
-      return "batch and strips are the box kernel's: with method " + kernel + " they stay " + defaults.at("batch") +
-             " and " + defaults.at("strips");
     return candidate_ruled_out(facts, kernel, F, problem_rank(problem), b, wg, std::stoi(p.at("batch")));
   }
-  if (p.at("batch") != defaults.at("batch") || p.at("strips") != defaults.at("strips"))
-    return "batch and strips are the box kernel's: with method passes they stay " + defaults.at("batch") + " and " +
-           defaults.at("strips");
   const std::size_t rows = p.at("rows") == "tile" ? row_tile_bytes(F, b, wg) : 0;
   const std::size_t columns = p.at("columns") == "tile" ? column_tile_bytes(F, b, wg) : 0;
   if (std::max(rows, columns) + 1024 > facts.local_mem_bytes)  // a KiB spare for the compiler's own
