@@ -79,6 +79,17 @@ TEST_CASE("a run is retried only when LeakSanitizer's own tracer crashed", "[cli
   CHECK_FALSE(test::tracer_crash_only(r));
   r.err = "==1==HINT: LeakSanitizer does not work under ptrace (strace, gdb, etc)\n";
   CHECK_FALSE(test::tracer_crash_only(r));
+  // A --kernel run's child that gave up so: its parent quotes the last line.
+  const std::string child = "step8-separable: the kernel in bad.cl ended the process: SIGABRT (abort: an "
+                            "assertion failed, or the driver gave up); its last line on stderr: \"";
+  r.status = 134;
+  r.err = child + "==1==HINT: LeakSanitizer does not work under ptrace (strace, gdb, etc)\"\n";
+  CHECK(test::tracer_crash_only(r));
+  r.err = child + "SUMMARY: AddressSanitizer: 24 byte(s) leaked in 1 allocation(s).\"\n";
+  CHECK_FALSE(test::tracer_crash_only(r));
+  r.err = "step8-separable: the kernel in bad.cl ended the process: SIGSEGV (segmentation fault); its last "
+          "line on stderr: \"==1==HINT: LeakSanitizer does not work under ptrace (strace, gdb, etc)\"\n";
+  CHECK_FALSE(test::tracer_crash_only(r));
 }
 
 TEST_CASE("every executable answers --help with exit 0 and its real options", "[cli]") {

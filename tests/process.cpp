@@ -38,17 +38,28 @@ Outcome run_once(const std::string& program, const std::vector<std::string>& arg
 
 // Under LeakSanitizer a program's exit-time leak scan sometimes crashes by
 // itself ("Tracer caught signal 11", google/sanitizers#1353), or cannot
-// attach to an exiting thread, after the program has done its work; with abort_on_error the program then dies by a
-// signal. That says nothing about the program (tests/reliability/
-// tracer_crashes.py explains it for whole tests), and a rerun passes; a real
-// sanitizer finding is printed as such and is never rerun.
+// attach to an exiting thread, after the program has done its work; with
+// abort_on_error the program then dies by a signal (a --kernel run's child
+// by SIGABRT, which its parent reports in one line). That says nothing
+// about the program (tests/reliability/tracer_crashes.py explains it for
+// whole tests), and a rerun passes; a real sanitizer finding is printed as
+// such and is never rerun.
 bool tracer_crash_only(const Outcome& r) {
   if (r.status == 0) return false;
+  const std::string hint = "LeakSanitizer does not work under ptrace";
+  // A --kernel run's child (common/machinery/supervisor.hpp) that died this
+  // way is reported in one line quoting only its last line: the hint that
+  // LeakSanitizer prints after its fatal error, and after nothing else.
+  const std::string quoted = "ended the process: SIGABRT";
+  const std::size_t at = r.err.find(quoted);
+  const bool supervised =
+      at != std::string::npos && r.err.find("its last line on stderr: \"", at) != std::string::npos &&
+      r.err.find(hint, at) != std::string::npos;
   // Its tracer crashed ("Tracer caught signal"), or could not attach to
   // every thread (only the hint about ptrace): either way it gave up.
-  if (r.err.find("LeakSanitizer has encountered a fatal error") == std::string::npos ||
-      (r.err.find("Tracer caught signal") == std::string::npos &&
-       r.err.find("LeakSanitizer does not work under ptrace") == std::string::npos))
+  if (!supervised && (r.err.find("LeakSanitizer has encountered a fatal error") == std::string::npos ||
+                      (r.err.find("Tracer caught signal") == std::string::npos &&
+                       r.err.find(hint) == std::string::npos)))
     return false;
   for (const char* finding : {"ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:"})
     if (r.err.find(finding) != std::string::npos) return false;
