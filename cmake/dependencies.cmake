@@ -104,6 +104,13 @@ if(BUILD_TESTING)
     list(APPEND CMAKE_MODULE_PATH "${catch2_SOURCE_DIR}/contrib")
   endif()
   target_compile_definitions(clconv_catch2 INTERFACE CLCONV_CATCH2_MAJOR=${CLCONV_CATCH2_MAJOR})
+  # A test program's cases, each a ctest test run by its name. A name the
+  # program does not match (a ';' in it splits it in two, matching nothing)
+  # must fail rather than pass with "No tests ran": --warn NoTests.
+  function(clconv_discover_tests target)
+    include(Catch)
+    catch_discover_tests(${target} ${ARGN} EXTRA_ARGS --warn NoTests)
+  endfunction()
   # One test main, compiled once, for every test executable but the
   # conformance suite (which registers its cases itself and has its own).
   if(CLCONV_CATCH2_MAJOR GREATER_EQUAL 3)

@@ -102,7 +102,7 @@ TEST_CASE("hidden inline assembly is refused however the text spells it", "[grad
   }
 }
 
-TEST_CASE("includes spelled with digraphs, lone \\r or __has_include are refused unread", "[grade][source]") {
+TEST_CASE("includes spelled with digraphs, a lone CR or __has_include are refused unread", "[grade][source]") {
   const Folder f;
   const std::string secret = f.secret.string();
   const std::vector<std::pair<std::string, std::string>> tricks = {
@@ -136,7 +136,7 @@ TEST_CASE("includes spelled with digraphs, lone \\r or __has_include are refused
   }
 }
 
-TEST_CASE("line numbers in reasons count \\n, \\r\\n and a lone \\r alike", "[grade][source]") {
+TEST_CASE("line numbers in reasons count LF, CRLF and a lone CR alike", "[grade][source]") {
   std::random_device device;
   const unsigned seed = device();
   INFO("seed " << seed);

@@ -60,7 +60,7 @@ TEST_CASE("work-groups the device refuses are refused in one line naming the lim
   }
 }
 
-TEST_CASE("filters over the width limit are refused; the widest allowed one works",
+TEST_CASE("filters over the width limit are refused, and the widest allowed one works",
           "[hostile][limits]") {
   std::string values;
   for (int i = 0; i < 128 * 128; ++i) values += "0.5 ";
