@@ -36,7 +36,7 @@ echo "tune-steps: the tuner, $budget s per width" >&2
 XDG_CACHE_HOME="$work/tuned" build/bin/step7-tuned --tune --image "synthetic:$image" --filter-widths "$widths" \
   --budget "$budget" --reps "$reps" --output "$out/tuned-$tag.csv" "$@"
 {
-  echo "# step 7's winners, as lines of the tuner's store (step, device, driver, problem, configuration, median ms, the defaults' median ms): bench/tune-steps.sh $tag $image $kind $widths $budget"
+  echo "# step 7's winners, as lines of the tuner's store (step, device, driver, problem, configuration, median ms, the defaults' median ms, the kernels' fingerprint): bench/tune-steps.sh $tag $image $kind $widths $budget"
   cat "$work/tuned/clconv/tuned.txt"
 } > "$out/tuned-step7-$tag.txt"
 

@@ -20,7 +20,8 @@ def stored_winners(tag):
     """{width (str): {option: value}} of step 7's tuned winners for a device
     (docs/results/tuned-step7-TAG.txt: lines of the tuner's store, step,
     device, driver, problem "F=N", configuration, median, the defaults'
-    median, tab-separated; '#' lines are its header), or None without it."""
+    median and, in newer lines, the kernels' fingerprint, tab-separated;
+    '#' lines are its header), or None without it."""
     path = os.path.join(RESULTS, "tuned-step7-%s.txt" % tag)
     if not os.path.exists(path):
         return None

@@ -78,6 +78,12 @@ const std::vector<std::string>& tuned_variants() {
 HistogramTunable::HistogramTunable(std::string image_spec, std::size_t pixels)
     : image_spec_(std::move(image_spec)), pixels_(pixels) {}
 
+std::string HistogramTunable::tune_kernels() const {
+  std::string text;
+  for (const auto& name : tuned_variants()) text += find_variant(name).source;
+  return text;
+}
+
 std::vector<TuneParameter> HistogramTunable::tune_parameters() const {
   TuneParameter variant{"variant",
                         "Which variant counts: device-merge (private partials, merged on the device) or one "

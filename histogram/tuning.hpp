@@ -43,6 +43,8 @@ class HistogramTunable : public Tunable {
                              const TunePoint& point) const override;
   // "build/bin/histogram --tune --image SPEC".
   std::string tune_command(const TuneProblem& problem) const override;
+  // The tuned variants' kernels.
+  std::string tune_kernels() const override;
 
  private:
   std::string image_spec_;

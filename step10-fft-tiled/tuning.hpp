@@ -19,6 +19,7 @@ class TiledFftStep : public Step, public Tunable {
   std::vector<std::string> tune_work_groups(const DeviceFacts&, const TuneProblem&) const override;
   TunePoint tune_defaults(const DeviceFacts& facts, const TuneProblem& problem) const override;  // default_tile
   std::string tune_ruled_out(const DeviceFacts&, const TuneProblem&, const TunePoint&) const override;
+  std::string tune_kernels() const override;  // the lesson's kernel and the candidate layouts
   // The point a run of `items` work-items uses (the options given, the
   // tuned winner, the documented defaults); UsageError when the values given
   // cannot run. A --kernel file stands for convolve: the local layout.

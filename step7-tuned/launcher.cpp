@@ -137,6 +137,7 @@ class ThisStep : public Step, public Tunable {
   }
 
   std::string embedded_source() const override { return embedded::CLCONV_STEP_KERNEL; }
+  std::string tune_kernels() const override { return embedded_source(); }  // both kernels
   // The tuned winner's work-group, else the default's.
   std::pair<int, int> default_work_group(const DeviceFacts& facts, const Filter& filter,
                                          const RunOptions& options) const override {

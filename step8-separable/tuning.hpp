@@ -27,6 +27,7 @@ class SeparableStep : public Step, public Tunable {
   std::string tune_ruled_out(const DeviceFacts&, const TuneProblem&, const TunePoint&) const override;
   TuneProblem tune_problem(const Filter& filter) const override;  // "F=15 box", "F=7 rank=7"
   std::string tune_command(const TuneProblem& problem) const override;
+  std::string tune_kernels() const override;  // the lesson's passes and the candidates
 };
 
 std::pair<int, int> size_of(const TunePoint& point, const std::string& name);  // "block", "wg" as numbers

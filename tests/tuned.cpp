@@ -7,6 +7,7 @@
 // end to end.
 #include "tests/catch.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -183,7 +184,7 @@ TEST_CASE("step7: every point of the small space checks against the reference", 
   }
 }
 
-TEST_CASE("tuner: a point's text reads back; damaged text does not", "[tuner]") {
+TEST_CASE("tuner: a point's text reads back, and damaged text does not", "[tuner]") {
   auto step = make_step7_tuned();
   const Tunable& t = tunable(*step);
   TunePoint c = t.tune_defaults(test::device().facts(), width(5));
@@ -234,9 +235,64 @@ TEST_CASE("tuner: a stored winner is found for its own step, device, driver and 
   box.detail = "box";
   CHECK_FALSE(stored_winner(t, facts, box));  // another kind of problem
   // A damaged line is no winner, and the step falls back to its defaults.
-  test::write_scratch("store/clconv/tuned.txt", t.tune_name() + "\t" + facts.name + "\t" + facts.driver +
-                                                    "\tF=5\tweights=nowhere\t1\t2\n");
+  const std::string key = t.tune_name() + "\t" + facts.name + "\t" + facts.driver + "\t";
+  const std::string kernels = kernels_fingerprint(t);
+  test::write_scratch("store/clconv/tuned.txt", key + "F=5\tweights=nowhere\t1\t2\t" + kernels + "\n");
   CHECK_FALSE(stored_winner(t, facts, width(5)));
+  CHECK(stale_winners(t, facts).empty());  // damaged, not stale
+}
+
+TEST_CASE("tuner: a winner timed on other kernels is stale: kept, not used, named, and replaced", "[tuner]") {
+  ScratchCache cache("stale");
+  auto step = make_step7_tuned();
+  const Tunable& t = tunable(*step);
+  const DeviceFacts facts = test::device().facts();
+  const std::string kernels = kernels_fingerprint(t);
+  CHECK(kernels.size() == 8 + 16);
+  CHECK(kernels.rfind("kernels=", 0) == 0);
+  // Another kernel source, another fingerprint.
+  struct Other : Tunable {
+    std::string text;
+    std::string tune_name() const override { return "other"; }
+    std::vector<TuneParameter> tune_parameters() const override { return {}; }
+    std::vector<std::string> tune_work_groups(const DeviceFacts&, const TuneProblem&) const override { return {}; }
+    TunePoint tune_defaults(const DeviceFacts&, const TuneProblem&) const override { return {}; }
+    std::string tune_ruled_out(const DeviceFacts&, const TuneProblem&, const TunePoint&) const override { return ""; }
+    std::string tune_kernels() const override { return text; }
+  } a, b;
+  a.text = "__kernel void k() {}";
+  b.text = "__kernel void k() { }";
+  CHECK(kernels_fingerprint(a) != kernels_fingerprint(b));
+
+  TunePoint w = t.tune_defaults(facts, width(7));
+  w["block"] = "16x2";
+  const std::string key = t.tune_name() + "\t" + facts.name + "\t" + facts.driver + "\t";
+  const std::string line = key + "F=7\t" + point_text(t, w) + "\t1\t2";
+  // Timed on other kernels; or stored before fingerprints (no last field).
+  for (const std::string& old : {line + "\tkernels=0123456789abcdef", line}) {
+    INFO(old);
+    test::write_file(tune_store_path(), old + "\n");
+    CHECK_FALSE(stored_winner(t, facts, width(7)));
+    CHECK(stale_winners(t, facts) == std::set<TuneProblem>{width(7)});
+    const Resolved r = resolve_point(t, facts, width(7), {});
+    CHECK(r.point == t.tune_defaults(facts, width(7)));
+    CHECK_THAT(r.origin, ContainsText("documented defaults") &&
+                             ContainsText("the winner stored for F=7 was timed on kernels changed since") &&
+                             ContainsText("to tune F=7"));
+    CHECK_THAT(resolve_point(t, facts, width(5), {}).origin, !ContainsText("changed since"));
+  }
+  // The same line with these kernels' fingerprint is the winner.
+  test::write_file(tune_store_path(), line + "\t" + kernels + "\n");
+  REQUIRE(stored_winner(t, facts, width(7)));
+  CHECK(stored_winner(t, facts, width(7))->point == w);
+  CHECK(stale_winners(t, facts).empty());
+  // Tuning the problem again replaces the stale line.
+  test::write_file(tune_store_path(), line + "\tkernels=0123456789abcdef\n");
+  REQUIRE(store_winner(t, facts, width(7), {w, 1.0, 2.0}));
+  const std::string store = test::read_text(tune_store_path());
+  CHECK(std::count(store.begin(), store.end(), '\n') == 1);
+  CHECK_THAT(store, ContainsText(kernels) && !ContainsText("0123456789abcdef"));
+  CHECK(stale_winners(t, facts).empty());
 }
 
 TEST_CASE("tuner: values given win, the nearest runnable point fills in, and the origin says which", "[tuner]") {
@@ -292,6 +348,7 @@ struct Scripted : Tunable {
     return {{"kernel", "base"}, {"wg", "8"}};
   }
   std::string tune_ruled_out(const DeviceFacts&, const TuneProblem&, const TunePoint&) const override { return ""; }
+  std::string tune_kernels() const override { return "scripted"; }
 };
 
 SearchOutcome scripted_search(double real_gain, double jitter) {
@@ -302,22 +359,33 @@ SearchOutcome scripted_search(double real_gain, double jitter) {
   job.space = tune_space(tunable, DeviceFacts{}, job.problem);
   job.budget_s = 60;
   job.label = "scripted";
+  // Each point's rounds take the factors 1 - jitter to 1 + jitter, evenly
+  // spaced, in a random order: the spread is the one asked for, whatever
+  // the seed, and so is the median (the verdict must not depend on luck).
   std::mt19937 rng(test::run_seed());
-  std::uniform_real_distribution<double> noise(1 - jitter, 1 + jitter);
+  std::map<TunePoint, std::vector<double>> factors;
   job.measure = [&](const TunePoint& p) {
     Measured m;
     m.ms = p.at("kernel") == "fluke" ? 0.5 : p.at("kernel") == "real" ? 1.0 / real_gain : 1.0;
     return m;
   };
   job.retime = [&](const TunePoint& p) {
-    return (p.at("kernel") == "real" ? 1.0 / real_gain : 1.0) * noise(rng);
+    auto& left = factors[p];
+    if (left.empty()) {
+      for (int i = 0; i < job.retime_rounds; ++i)
+        left.push_back(1 - jitter + 2 * jitter * i / (job.retime_rounds - 1));
+      std::shuffle(left.begin(), left.end(), rng);
+    }
+    const double factor = left.back();
+    left.pop_back();
+    return (p.at("kernel") == "real" ? 1.0 / real_gain : 1.0) * factor;
   };
   return search(job);
 }
 
 }  // namespace
 
-TEST_CASE("tuner: a fluke of the search is not stored; a winner the re-timing confirms is", "[tuner]") {
+TEST_CASE("tuner: a fluke of the search is not stored, and a winner the re-timing confirms is", "[tuner]") {
   INFO(test::seed_note());
   // Only the fluke: it looked 2x faster once, and re-timed it is not.
   SearchOutcome o = scripted_search(1.0, 0.01);
@@ -332,6 +400,7 @@ TEST_CASE("tuner: a fluke of the search is not stored; a winner the re-timing co
   // A machine whose rounds differ by +-40 %: too noisy to tell a 1.1x.
   o = scripted_search(1.1, 0.4);
   CHECK(winner_to_store(o).point.at("kernel") == "base");
+  CHECK(o.verdict.find("too noisy to tell") != std::string::npos);
 }
 
 TEST_CASE("step7: the step runs the stored winner, and says which configuration it ran", "[step7-tuned][cli]") {
@@ -431,7 +500,7 @@ std::unique_ptr<Step> make_step8_separable();
 std::unique_ptr<Step> make_step10_fft_tiled();
 }
 
-TEST_CASE("steps 8 and 10: --tune stores a winner the next plain run uses; an untuned problem says how to tune it",
+TEST_CASE("steps 8 and 10: --tune stores a winner the next plain run uses, and an untuned problem says how to tune it",
           "[tuner][cli]") {
   ScratchCache cache("tune-8-10");
   struct Case {

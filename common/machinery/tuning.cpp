@@ -199,7 +199,9 @@ std::vector<TunePoint> descent_moves(const std::vector<TunePoint>& space, const 
 namespace {
 
 // Tabs separate the fields: device names have spaces. A line:
-// step \t device \t driver \t problem \t point \t ms \t default ms
+// step \t device \t driver \t problem \t point \t ms \t default ms \t kernels=...
+// (the fingerprint last: tables that read the first seven columns of the
+// committed copies, docs/results/tuned-*.txt, read both forms).
 std::string device_key(const Tunable& tunable, const DeviceFacts& facts) {
   return tunable.tune_name() + "\t" + facts.name + "\t" + facts.driver + "\t";
 }
@@ -224,21 +226,44 @@ std::vector<std::string> fields_of(const std::string& text) {
   }
 }
 
-// The problem and winner of a line that starts with `key`; nothing for a
-// damaged one.
-std::optional<std::pair<TuneProblem, StoredWinner>> read_line(const Tunable& tunable, const std::string& key,
-                                                               const std::string& line) {
+// What a line that starts with `key` holds: its problem, and its winner when
+// the line is whole and was timed on these kernels.
+struct StoreLine {
+  TuneProblem problem;
+  std::optional<StoredWinner> winner;
+  bool stale = false;  // timed on other kernels, or before fingerprints
+};
+
+// Nothing for a line of another key, or one too damaged to name its problem.
+std::optional<StoreLine> read_line(const Tunable& tunable, const std::string& key, const std::string& kernels,
+                                   const std::string& line) {
   if (line.rfind(key, 0) != 0) return std::nullopt;
   const auto fields = fields_of(line.substr(key.size()));
-  if (fields.size() != 4) return std::nullopt;
   const auto problem = parse_tune_problem(fields[0]);
+  if (!problem) return std::nullopt;
+  StoreLine read{*problem, std::nullopt, false};
+  if (fields.size() == 4 || (fields.size() == 5 && fields[4] != kernels && fields[4].rfind("kernels=", 0) == 0)) {
+    read.stale = true;
+    return read;
+  }
+  if (fields.size() != 5 || fields[4] != kernels) return read;
   const auto point = parse_tune_point(tunable, fields[1]);
-  if (!problem || !point) return std::nullopt;
   StoredWinner w;
+  if (!point || std::sscanf(fields[2].c_str(), "%lf", &w.ms) != 1 ||
+      std::sscanf(fields[3].c_str(), "%lf", &w.default_ms) != 1)
+    return read;
   w.point = *point;
-  if (std::sscanf(fields[2].c_str(), "%lf", &w.ms) != 1 || std::sscanf(fields[3].c_str(), "%lf", &w.default_ms) != 1)
-    return std::nullopt;
-  return std::make_pair(*problem, w);
+  read.winner = w;
+  return read;
+}
+
+std::vector<StoreLine> read_store(const Tunable& tunable, const DeviceFacts& facts) {
+  std::vector<StoreLine> out;
+  const std::string key = device_key(tunable, facts);
+  const std::string kernels = kernels_fingerprint(tunable);
+  for (const auto& line : store_lines(tune_store_path()))
+    if (auto read = read_line(tunable, key, kernels, line)) out.push_back(std::move(*read));
+  return out;
 }
 
 std::string number_text(double x) {
@@ -254,12 +279,27 @@ std::string tune_store_path() {
   return dir.empty() ? "" : dir + "/tuned.txt";
 }
 
+std::string kernels_fingerprint(const Tunable& tunable) {
+  std::uint64_t h = 14695981039346656037ull;
+  for (const unsigned char c : tunable.tune_kernels()) h = (h ^ c) * 1099511628211ull;
+  char text[32];
+  std::snprintf(text, sizeof text, "kernels=%016llx", static_cast<unsigned long long>(h));
+  return text;
+}
+
 std::map<TuneProblem, StoredWinner> stored_winners(const Tunable& tunable, const DeviceFacts& facts) {
-  // Each problem's first line decides; a damaged line is no winner.
+  // Each problem's first whole, current line decides.
   std::map<TuneProblem, StoredWinner> out;
-  const std::string key = device_key(tunable, facts);
-  for (const auto& line : store_lines(tune_store_path()))
-    if (const auto read = read_line(tunable, key, line)) out.emplace(read->first, read->second);
+  for (const auto& read : read_store(tunable, facts))
+    if (read.winner) out.emplace(read.problem, *read.winner);
+  return out;
+}
+
+std::set<TuneProblem> stale_winners(const Tunable& tunable, const DeviceFacts& facts) {
+  std::set<TuneProblem> out;
+  for (const auto& read : read_store(tunable, facts))
+    if (read.stale) out.insert(read.problem);
+  for (const auto& [problem, winner] : stored_winners(tunable, facts)) out.erase(problem);
   return out;
 }
 
@@ -280,7 +320,7 @@ bool store_winner(const Tunable& tunable, const DeviceFacts& facts, const TunePr
   for (const auto& line : store_lines(path))
     if (line.rfind(key, 0) != 0) text += line + "\n";
   text += key + point_text(tunable, winner.point) + "\t" + number_text(winner.ms) + "\t" +
-          number_text(winner.default_ms) + "\n";
+          number_text(winner.default_ms) + "\t" + kernels_fingerprint(tunable) + "\n";
   return write_cache_file(path, std::vector<std::uint8_t>(text.begin(), text.end()));
 }
 
@@ -314,7 +354,9 @@ Resolved resolve_point(const Tunable& tunable, const DeviceFacts& facts, const T
   } else if (tuned) {
     from = "tuned winner in " + tune_store_path();
   } else {
+    const bool stale = stale_winners(tunable, facts).count(problem) > 0;
     from = "documented defaults for " + kind_of(facts) + "; tuned here: " + tuned_list(all, problem) +
+           (stale ? "; the winner stored for " + problem.text() + " was timed on kernels changed since" : "") +
            "; to tune " + problem.text() + ": " + tunable.tune_command(problem);
   }
   Resolved r;

@@ -14,6 +14,7 @@
 #pragma once
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -81,6 +82,10 @@ class Tunable {
   // The command that tunes `problem` (for messages): by default
   // "build/bin/NAME --tune --filters random:F".
   virtual std::string tune_command(const TuneProblem& problem) const;
+  // Every kernel source the points can build, one after another. The store
+  // keeps its fingerprint beside each winner: a winner timed on other
+  // kernels (the sources changed since) is not used.
+  virtual std::string tune_kernels() const = 0;
 };
 
 // The step's options from its parameters: each --NAME takes auto (the
@@ -109,16 +114,23 @@ std::vector<TunePoint> descent_moves(const std::vector<TunePoint>& space, const 
 
 // ---- the store ----------------------------------------------------------------
 // One file, tuned.txt in cache_dir("clconv"), one line per step, device,
-// driver and problem: the winner, its time and the defaults' time.
+// driver and problem: the winner, its time, the defaults' time and the
+// fingerprint of the kernels it was timed on. A line for other kernels (or
+// with none, from before fingerprints) is stale: kept, never used, and
+// replaced when that problem is tuned again.
 std::string tune_store_path();  // "" when there is no cache folder
 struct StoredWinner {
   TunePoint point;
   double ms = 0, default_ms = 0;
 };
+// "kernels=" and 16 hex digits: FNV-1a of tune_kernels().
+std::string kernels_fingerprint(const Tunable& tunable);
 std::optional<StoredWinner> stored_winner(const Tunable& tunable, const DeviceFacts& facts,
                                           const TuneProblem& problem);
 // Every problem's stored winner for this step, device and driver, in one read.
 std::map<TuneProblem, StoredWinner> stored_winners(const Tunable& tunable, const DeviceFacts& facts);
+// The problems whose only line for this step, device and driver is stale.
+std::set<TuneProblem> stale_winners(const Tunable& tunable, const DeviceFacts& facts);
 // Replaces the line for this step, device, driver and problem; false when
 // nothing could be written (no cache folder, or an unusable one).
 bool store_winner(const Tunable& tunable, const DeviceFacts& facts, const TuneProblem& problem,

@@ -21,6 +21,10 @@ extern const char* const step10_split;      // candidates/split.cl
 extern const char* const step10_registers;  // candidates/registers.cl
 }
 
+std::string TiledFftStep::tune_kernels() const {
+  return embedded_source() + embedded::step10_fused + embedded::step10_split + embedded::step10_registers;
+}
+
 namespace {
 
 int log2_of(int n) {

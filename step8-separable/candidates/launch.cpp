@@ -18,6 +18,11 @@ extern const char* const step8_separable_strip;
 extern const char* const step8_separable_box;
 }  // namespace embedded
 
+std::string SeparableStep::tune_kernels() const {
+  return embedded_source() + embedded::step8_separable_direct + embedded::step8_separable_fused +
+         embedded::step8_separable_strip + embedded::step8_separable_box;
+}
+
 namespace {
 
 // The strip kernel's row pass takes kStripRowBlock outputs per task. (The
