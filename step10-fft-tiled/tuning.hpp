@@ -1,8 +1,7 @@
-// Declared for step 10's launcher, defined with the candidates (tuning.cpp
-// and launch.cpp in the candidates folder): the search space the tuner
-// searches (the tile, its layout, the work-group), the step's side that
-// comes from it (its options, --wg auto, the point a run uses), and the
-// candidate layouts' kernels.
+// Declared for step 10's launcher, defined with the candidates (their
+// tuning.cpp, launch.cpp): the search space (the tile, its layout, the
+// work-group), the step's side that comes from it (options, --wg auto, the
+// point a run uses, the kernels it builds) and the candidate layouts.
 #pragma once
 #include "common/machinery/tuning.hpp"
 

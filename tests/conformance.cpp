@@ -1,7 +1,7 @@
 // The conformance suite: every registered step (each of its variants, and
 // each value of its own settings)
-// against the serial reference, over sizes that are not multiples of any
-// work-group, filter widths 1..31 odd and even, four work-group shapes and
+// against the serial reference, over sizes that are multiples of no
+// work-group (1x1, 17x33, 1919x1079) and some that are, filter widths 1..31 odd and even, four work-group shapes and
 // both borders. Test cases are registered per step at start-up, tagged with
 // the step's name, so `ctest -L step1-naive` runs one step's cases.
 // CLCONV_KERNEL_STEP<N>=FILE grades FILE in place of step N's embedded kernel
@@ -12,6 +12,7 @@
 #include <deque>
 #include <map>
 #include <functional>
+#include <iterator>
 #include <random>
 
 #include "common/machinery/cli.hpp"
@@ -48,12 +49,20 @@ std::vector<Config> configurations(const Step& step) {
   return suite_configurations(step, !graded.kernel_source.empty());
 }
 
-// For case number i: the first configuration always, and one of the others
-// in turn, so every configuration meets every kind of case without each
-// (compile-time width) program being built for every configuration.
-std::vector<Config> configs_for_case(const std::vector<Config>& all, int i) {
+// For case i of a group of `cases`: the first configuration always, and the
+// others dealt out in turn, so every configuration meets every kind of case
+// (the group runs each of them at least once) without each (compile-time
+// width) program being built for every configuration.
+std::vector<Config> configs_for_case(const std::vector<Config>& all, int i, int cases) {
   if (all.size() == 1) return all;
-  return {all.front(), all[1 + static_cast<std::size_t>(i) % (all.size() - 1)]};
+  std::vector<Config> out = {all.front()};
+  const int others = static_cast<int>(all.size()) - 1;
+  if (others <= cases) {
+    out.push_back(all[1 + i % others]);
+    return out;
+  }
+  for (int k = i % cases; k < others; k += cases) out.push_back(all[1 + k]);
+  return out;
 }
 
 RunOptions options_for(const Step& step, const Config& config) {
@@ -96,21 +105,24 @@ bool run_case(Step& step, const Problem& problem, const RunOptions& options, Run
   }
 }
 
-// Runs one case into a poisoned output and checks every pixel.
-void check_case(Step& step, const Config& config, const Image& img, const Filter& f,
+// Runs one case into a poisoned output, for each configuration, and checks
+// every pixel against one reference.
+void check_case(Step& step, const std::vector<Config>& configs, const Image& img, const Filter& f,
                 Border border, Shape wg) {
-  RunOptions options = options_for(step, config);
-  INFO(step.name() << ": " << case_name(img, f, border, wg, step.describe(options))
-                   << kernel_note(options) << "; " << conv::test::seed_note());
   const Problem problem = make_problem(img, f, border);
-  options.wg_x = wg.x;
-  options.wg_y = wg.y;
-  RunResult result;
-  if (!run_case(step, problem, options, result)) return;
-  const Comparison cmp =
-      step.compare(result.output, problem, reference_correlate(problem.padded, f));
-  INFO(cmp.describe());
-  CHECK(cmp.passed());
+  const Reference reference = reference_correlate(problem.padded, f);
+  for (const Config& config : configs) {
+    RunOptions options = options_for(step, config);
+    INFO(step.name() << ": " << case_name(img, f, border, wg, step.describe(options))
+                     << kernel_note(options) << "; " << conv::test::seed_note());
+    options.wg_x = wg.x;
+    options.wg_y = wg.y;
+    RunResult result;
+    if (!run_case(step, problem, options, result)) continue;
+    const Comparison cmp = step.compare(result.output, problem, reference);
+    INFO(cmp.describe());
+    CHECK(cmp.passed());
+  }
 }
 
 using Body = std::function<void(Step&, std::mt19937&)>;
@@ -118,39 +130,39 @@ using Body = std::function<void(Step&, std::mt19937&)>;
 // Sizes 1x1 .. 17x33 with every filter width, every variant.
 void small_sizes(Step& step, std::mt19937& rng) {
   const Shape sizes[] = {{1, 1}, {3, 2}, {16, 16}, {17, 33}};
+  const int cases = 4 * static_cast<int>(std::size(kWidths));
   int i = 0;
   for (Shape s : sizes)
     for (int w : kWidths) {
       ++i;
-      for (const auto& config : configs_for_case(configurations(step), i))
-        check_case(step, config, conv::test::random_image(s.x, s.y, rng), filter_for(w, rng),
-                   i % 2 ? Border::zero : Border::clamp, kWorkGroups[i % 4]);
+      check_case(step, configs_for_case(configurations(step), i, cases), conv::test::random_image(s.x, s.y, rng),
+                 filter_for(w, rng), i % 2 ? Border::zero : Border::clamp, kWorkGroups[i % 4]);
     }
 }
 
 void medium_size(Step& step, std::mt19937& rng) {
+  const int cases = static_cast<int>(std::size(kWidths));
   int i = 0;
   for (int w : kWidths) {
     ++i;
-    for (const auto& config : configs_for_case(configurations(step), i))
-      check_case(step, config, conv::test::random_image(600, 400, rng), filter_for(w, rng),
-                 i % 2 ? Border::clamp : Border::zero, kWorkGroups[(i + 1) % 4]);
+    check_case(step, configs_for_case(configurations(step), i, cases), conv::test::random_image(600, 400, rng),
+               filter_for(w, rng), i % 2 ? Border::clamp : Border::zero, kWorkGroups[(i + 1) % 4]);
   }
 }
 
 void large_size(Step& step, std::mt19937& rng) {
+  const int widths[] = {1, 4, -1, 13};
   int i = 0;
-  for (int w : {1, 4, -1, 13}) {
+  for (int w : widths) {
     ++i;
-    for (const auto& config : configs_for_case(configurations(step), i))
-      check_case(step, config, conv::test::random_image(1919, 1079, rng), filter_for(w, rng),
-                 i % 2 ? Border::zero : Border::clamp, kWorkGroups[(i + 2) % 4]);
+    check_case(step, configs_for_case(configurations(step), i, 4), conv::test::random_image(1919, 1079, rng),
+               filter_for(w, rng), i % 2 ? Border::zero : Border::clamp, kWorkGroups[(i + 2) % 4]);
   }
 }
 
 void huge_size(Step& step, std::mt19937& rng) {
   const Image img = conv::test::random_image(4096, 4096, rng);
-  check_case(step, configurations(step).back(), img, filter_for(3, rng), Border::clamp, {16, 16});
+  check_case(step, {configurations(step).back()}, img, filter_for(3, rng), Border::clamp, {16, 16});
 }
 
 void shapes_and_borders(Step& step, std::mt19937& rng) {
@@ -159,8 +171,8 @@ void shapes_and_borders(Step& step, std::mt19937& rng) {
   for (Shape size : {Shape{17, 33}, Shape{600, 400}})
     for (Shape wg : kWorkGroups)
       for (Border b : {Border::zero, Border::clamp})
-        check_case(step, configs[i++ % configs.size()],
-                   conv::test::random_image(size.x, size.y, rng), filter_for(5, rng), b, wg);
+        check_case(step, {configs[i++ % configs.size()]}, conv::test::random_image(size.x, size.y, rng),
+                   filter_for(5, rng), b, wg);
 }
 
 // A step that computes another sum (separable terms, a transform) meets the
@@ -190,7 +202,7 @@ void inexact_impulse(Step& step, const Problem& problem, const RunResult& r) {
 void impulse(Step& step, std::mt19937& rng) {
   int i = 0;
   for (int w : {1, 2, 3, 4, 7, 8, 16, 17})
-    for (const auto& config : configs_for_case(configurations(step), i++)) {
+    for (const auto& config : configs_for_case(configurations(step), i++, 8)) {
       const Filter f = filter_for(w, rng);
       const int size = 2 * w + 5, px = size / 2, py = size / 2 - 1;
       Image img(size, size + 3, 0.0f);
@@ -217,7 +229,7 @@ void impulse(Step& step, std::mt19937& rng) {
 void constant(Step& step, std::mt19937& rng) {
   int i = 0;
   for (int w : {1, 3, 6, 7, 16, 31})
-    for (const auto& config : configs_for_case(configurations(step), i++)) {
+    for (const auto& config : configs_for_case(configurations(step), i++, 6)) {
       const Filter f = filter_for(w, rng);
       const float c = std::uniform_real_distribution<float>(0.25f, 1.0f)(rng);
       Image img(45, 37, c);

@@ -6,39 +6,42 @@ set(_skeleton ${PROJECT_SOURCE_DIR}/docs/exercises/step3-local.cl)
 
 if(TARGET kernel_check)
   add_test(NAME course_kernel_check_uses_student_kernel
-           COMMAND kernel_check --step 3 --image synthetic:19x13:1 --filter random:3:1 --wg 8x8)
+           COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/exit-status.sh $<TARGET_FILE:kernel_check> --step 3
+                   --image synthetic:19x13:1 --filter random:3:1 --wg 8x8)
   set_tests_properties(course_kernel_check_uses_student_kernel PROPERTIES
     LABELS coursework TIMEOUT 120
     ENVIRONMENT "CLCONV_KERNEL_STEP3=${_skeleton}"
-    PASS_REGULAR_EXPRESSION "checking [^\n]*exercises/step3-local\\.cl \\(CLCONV_KERNEL_STEP3\\)[^\n]*\n.*FAILED"
+    PASS_REGULAR_EXPRESSION "checking [^\n]*exercises/step3-local\\.cl \\(CLCONV_KERNEL_STEP3\\)[^\n]*\n.*FAILED.*\nexit status 1\n$"
     FAIL_REGULAR_EXPRESSION "0 failed")
 endif()
 
 add_test(NAME course_sweep_times_student_kernel
-         COMMAND sweep --steps 3 --kernel ${_skeleton} --images 40x33 --filters box:3 --reps 1)
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/exit-status.sh $<TARGET_FILE:sweep> --steps 3 --kernel ${_skeleton}
+                 --images 40x33 --filters box:3 --reps 1)
 set_tests_properties(course_sweep_times_student_kernel PROPERTIES
   LABELS coursework TIMEOUT 120
-  PASS_REGULAR_EXPRESSION "WRONG result: step3-local default kernel=[^\n]*exercises/step3-local\\.cl")
+  PASS_REGULAR_EXPRESSION "WRONG result: step3-local default kernel=[^\n]*exercises/step3-local\\.cl.*\nexit status 1\n$")
 
 add_test(NAME course_sweep_kernel_needs_one_step
-         COMMAND sweep --kernel ${_skeleton} --images 8x8)
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/exit-status.sh $<TARGET_FILE:sweep> --kernel ${_skeleton} --images 8x8)
 set_tests_properties(course_sweep_kernel_needs_one_step PROPERTIES
   LABELS coursework TIMEOUT 60
-  PASS_REGULAR_EXPRESSION "name the one step it replaces")
+  PASS_REGULAR_EXPRESSION "name the one step it replaces.*\nexit status 2\n$")
 
 add_test(NAME course_diff_steps_refuses_a_missing_step
-         COMMAND ${PROJECT_SOURCE_DIR}/tools/diff-steps.sh 99)
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/exit-status.sh ${PROJECT_SOURCE_DIR}/tools/diff-steps.sh 99)
 set_tests_properties(course_diff_steps_refuses_a_missing_step PROPERTIES
   LABELS docs TIMEOUT 60
-  PASS_REGULAR_EXPRESSION "there is no step 99")
+  PASS_REGULAR_EXPRESSION "there is no step 99.*\nexit status 2\n$")
 
 if(Python3_Interpreter_FOUND)
   add_test(NAME course_page_command_selecting_nothing_fails
-           COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/docgen/doc-commands.py --list-tests
+           COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/exit-status.sh ${Python3_EXECUTABLE}
+                   ${PROJECT_SOURCE_DIR}/docgen/doc-commands.py --list-tests
                    ${CMAKE_CURRENT_SOURCE_DIR}/data/page-selecting-nothing.md)
   set_tests_properties(course_page_command_selecting_nothing_fails PROPERTIES
     LABELS docs TIMEOUT 120
-    PASS_REGULAR_EXPRESSION "FAILED [^\n]*page-selecting-nothing\\.md:5[^\n]*\n.*selects no tests.*1 failed")
+    PASS_REGULAR_EXPRESSION "FAILED [^\n]*page-selecting-nothing\\.md:5[^\n]*\n.*selects no tests.*1 failed.*\nexit status 1\n$")
 endif()
 
 # A figure quoted in a sentence that disagrees with its CSV is rewritten (so
@@ -116,24 +119,25 @@ endif()
 # tools/tune tunes every tunable step and the histogram in one command, and
 # stores each one's result where its later runs find it.
 add_test(NAME course_tune_tunes_every_tunable_step
-         COMMAND tune --small --budget 2 --reps 1 --image synthetic:64x48 --histogram-image synthetic:64x64
-                 --filters box:3)
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/exit-status.sh $<TARGET_FILE:tune> --small --budget 2 --reps 1
+                 --image synthetic:64x48 --histogram-image synthetic:64x64 --filters box:3)
 set_tests_properties(course_tune_tunes_every_tunable_step PROPERTIES
   LABELS "tuner" TIMEOUT 300
   ENVIRONMENT "XDG_CACHE_HOME=${CMAKE_CURRENT_BINARY_DIR}/tune-cache-all"
-  PASS_REGULAR_EXPRESSION "  step7-tuned F=3: [^\n]*\n  step8-separable F=3 box: [^\n]*\n  step10-fft-tiled F=3: [^\n]*\n  histogram pixels=4096: [^\n]*\nStored in [^\n]*tune-cache-all/clconv/tuned.txt")
+  PASS_REGULAR_EXPRESSION "  step7-tuned F=3: [^\n]*\n  step8-separable F=3 box: [^\n]*\n  step10-fft-tiled F=3: [^\n]*\n  histogram pixels=4096: [^\n]*\nStored in [^\n]*tune-cache-all/clconv/tuned.txt.*\nexit status 0\n$")
 add_test(NAME course_tune_refuses_an_unknown_step
-         COMMAND tune --steps 3)
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/exit-status.sh $<TARGET_FILE:tune> --steps 3)
 set_tests_properties(course_tune_refuses_an_unknown_step PROPERTIES
   LABELS "tuner" TIMEOUT 60
-  PASS_REGULAR_EXPRESSION "'3' is not a tunable step")
+  PASS_REGULAR_EXPRESSION "'3' is not a tunable step.*\nexit status 2\n$")
 
 # tour --recommend runs the last step of each algorithm at its tuned winner
 # or its defaults, names the fastest, and how to tune the steps not yet
 # tuned for this filter (an empty store: all of them).
 add_test(NAME course_tour_recommends_a_step
-         COMMAND tour --recommend --image synthetic:96x80 --filter box:5 --reps 2)
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/exit-status.sh $<TARGET_FILE:tour> --recommend --image synthetic:96x80
+                 --filter box:5 --reps 2)
 set_tests_properties(course_tour_recommends_a_step PROPERTIES
   LABELS "tuner" TIMEOUT 300
   ENVIRONMENT "XDG_CACHE_HOME=${CMAKE_CURRENT_BINARY_DIR}/tune-cache-recommend"
-  PASS_REGULAR_EXPRESSION "\nUse step[0-9]+-[a-z-]+ for box:5 on this device \\([^\n]*documented defaults\\)\nNot tuned here[^\n]*\n  build/bin/step10-fft-tiled --tune --filters random:5\n  build/bin/step7-tuned --tune --filters random:5\n  build/bin/step8-separable --tune --filters box:5")
+  PASS_REGULAR_EXPRESSION "\nUse step[0-9]+-[a-z-]+ for box:5 on this device \\([^\n]*documented defaults\\)\nNot tuned here[^\n]*\n  build/bin/step10-fft-tiled --tune --filters random:5\n  build/bin/step7-tuned --tune --filters random:5\n  build/bin/step8-separable --tune --filters box:5\n.*exit status 0\n$")
