@@ -22,6 +22,7 @@
 #include "common/machinery/settings.hpp"
 #include "coursework/source_check.hpp"
 #include "tests/files.hpp"
+#include "tests/support.hpp"
 
 namespace fs = std::filesystem;
 using conv::test::write_file;
@@ -137,10 +138,8 @@ TEST_CASE("includes spelled with digraphs, a lone CR or __has_include are refuse
 }
 
 TEST_CASE("line numbers in reasons count LF, CRLF and a lone CR alike", "[grade][source]") {
-  std::random_device device;
-  const unsigned seed = device();
-  INFO("seed " << seed);
-  std::mt19937 random(seed);
+  INFO(conv::test::seed_note());
+  std::mt19937 random(conv::test::run_seed());
   const std::string endings[] = {"\n", "\r\n", "\r"};
   std::string text;
   const int line = 3 + static_cast<int>(random() % 20);
@@ -150,10 +149,8 @@ TEST_CASE("line numbers in reasons count LF, CRLF and a lone CR alike", "[grade]
 }
 
 TEST_CASE("every step's own kernel passes the source check, with any line endings", "[grade][source]") {
-  std::random_device device;
-  const unsigned seed = device();
-  INFO("seed " << seed);
-  std::mt19937 random(seed);
+  INFO(conv::test::seed_note());
+  std::mt19937 random(conv::test::run_seed());
   const std::string endings[] = {"\n", "\r\n", "\r"};
   const fs::path dir = fs::path(conv::test::scratch_dir()) / "steps";
   std::vector<std::pair<std::string, std::string>> kernels;

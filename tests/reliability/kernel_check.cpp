@@ -212,6 +212,7 @@ int main(int argc, char** argv) {
       }
     }
     if (list || !device) return 0;
+    if (ran == 0) throw UsageError("no configuration of " + step_name + " is the variant " + variant_name);
     std::cout << ran << " cases on " << device->facts().name << ", " << failed << " failed\n";
     if (failed || unchecked)
       throw Error(std::to_string(failed) + " of " + std::to_string(ran) + " cases failed, " +
