@@ -28,6 +28,7 @@ using namespace conv;
 
 namespace {
 
+using Catch::Matchers::Matches;
 using test::Outcome;
 
 Outcome run(const std::string& program, std::vector<std::string> args) {
@@ -142,6 +143,30 @@ TEST_CASE("usage errors exit 2 with one line", "[cli][errors]") {
     expect_error(run(p, {"--device-type", "fpga"}), 2, "device-type");
   }
   expect_error(run("tour", {"--image", "synthetic:0x10"}), 2, "must be positive");
+}
+
+TEST_CASE("output that cannot be written fails the run, and says so last", "[cli][errors]") {
+  if (!test::file_exists("/dev/full")) {
+    WARN("SKIPPED: no /dev/full here");
+    return;
+  }
+  const std::vector<std::pair<std::string, std::vector<std::string>>> runs = {
+      {"step1-naive", {"--image", "synthetic:8x8", "--reps", "1", "--csv"}},
+      {"tour", {"--image", "synthetic:8x8", "--reps", "1", "--serial-reps", "1", "--csv"}},
+      {"histogram", {"--image", "synthetic:8x8", "--reps", "1"}},
+      {"kernel-info", {"--step", "1"}},
+      {"step1-naive", {"--help"}}};
+  for (const auto& [program, args] : runs) {
+    INFO(program << " " << args.front());
+    const Outcome r = test::run_program(program, args, {}, 120, "/dev/full");
+    INFO("stderr: " << r.err);
+    CHECK(r.status == 1);
+    // The last line (the tour prints its progress above it), with the
+    // reason where the failed write left it in errno.
+    const auto from = r.err.rfind('\n', r.err.size() >= 2 ? r.err.size() - 2 : 0);
+    CHECK_THAT(r.err.substr(from == std::string::npos ? 0 : from + 1),
+               Matches(program + ": standard output: write failed(: No space left on device)?\n"));
+  }
 }
 
 TEST_CASE("bad inputs exit 1 with one line naming the file", "[cli][errors]") {

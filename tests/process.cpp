@@ -16,12 +16,12 @@ namespace {
 // Through the project's one child-process runner (common/machinery/platform/
 // process.hpp), with stdin from the null device and both outputs in files.
 Outcome run_once(const std::string& program, const std::vector<std::string>& args, const Env& env,
-                 int timeout_s) {
+                 int timeout_s, const std::string& out_path) {
   ChildSpec spec;
   spec.argv = {std::string(CLCONV_BIN_DIR) + "/" + program};
   spec.argv.insert(spec.argv.end(), args.begin(), args.end());
   spec.env = env;
-  spec.out_path = scratch_dir() + "/run.stdout";
+  spec.out_path = out_path.empty() ? scratch_dir() + "/run.stdout" : out_path;
   spec.err_path = scratch_dir() + "/run.stderr";
   spec.timeout_s = timeout_s;
   const ChildResult c = run_child(spec);
@@ -29,7 +29,7 @@ Outcome run_once(const std::string& program, const std::vector<std::string>& arg
   r.status = c.status;
   r.signal = c.signal;
   r.timed_out = c.timed_out;
-  r.out = c.out;
+  if (out_path.empty()) r.out = c.out;
   r.err = c.err;
   return r;
 }
@@ -67,11 +67,11 @@ bool tracer_crash_only(const Outcome& r) {
 }
 
 Outcome run_program(const std::string& program, const std::vector<std::string>& args, const Env& env,
-                    int timeout_s) {
-  Outcome r = run_once(program, args, env, timeout_s);
+                    int timeout_s, const std::string& out_path) {
+  Outcome r = run_once(program, args, env, timeout_s, out_path);
   if (tracer_crash_only(r)) {
     const std::string crashed = r.err;
-    r = run_once(program, args, env, timeout_s);
+    r = run_once(program, args, env, timeout_s, out_path);
     r.crashed_err = crashed;
   }
   return r;

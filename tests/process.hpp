@@ -30,8 +30,9 @@ bool tracer_crash_only(const Outcome& r);
 
 // Runs build/bin/<program> (CLCONV_BIN_DIR); kills it after `timeout_s`.
 // A run that only LeakSanitizer's exit-time tracer crashed runs once more
-// (process.cpp says why).
+// (process.cpp says why). With `out_path`, stdout goes there (Outcome::out
+// stays empty): "/dev/full" for a disk that is full.
 Outcome run_program(const std::string& program, const std::vector<std::string>& args,
-                    const Env& env = {}, int timeout_s = 120);
+                    const Env& env = {}, int timeout_s = 120, const std::string& out_path = "");
 
 }  // namespace conv::test

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iomanip>
 #include <iostream>
 #include <new>
@@ -72,9 +74,27 @@ CLI::Validator file_name() {
       [](std::string& text) -> std::string { return text.empty() ? "expected a file name, got ''" : ""; }, "FILE");
 }
 
+namespace {
+
+// What a run printed must reach its destination: a full disk or a closed
+// file under `> out.csv` is a failure, not an exit 0 with an empty file.
+// (A program that failed already keeps its own status and message.)
+int checked_stdout(const std::string& program, int status) {
+  errno = 0;
+  std::cout.flush();
+  const bool lost = std::cout.fail() || std::fflush(stdout) != 0 || std::ferror(stdout);
+  if (!lost || status != 0) return status;
+  const int e = errno;
+  std::cerr << program << ": standard output: write failed" << (e ? std::string(": ") + std::strerror(e) : "")
+            << "\n";
+  return 1;
+}
+
+}  // namespace
+
 int guarded_main(const std::string& program, const std::function<int()>& body) {
   try {
-    return body();
+    return checked_stdout(program, body());
   } catch (const UsageError& e) {
     std::cerr << program << ": " << one_line(e.what()) << " (see --help)\n";
     return 2;

@@ -29,7 +29,8 @@ struct ProblemOptions {
 void add_problem_options(CLI::App& app, ProblemOptions& options);
 
 // Runs `body` and turns every failure into one line on stderr and an exit
-// status: 0 success, 1 runtime error, 2 usage error. Nothing escapes.
+// status: 0 success, 1 runtime error (standard output that could not be
+// written among them), 2 usage error. Nothing escapes.
 int guarded_main(const std::string& program, const std::function<int()>& body);
 
 // Parses argv into `app`; returns -1 to go on, or the exit status for --help
