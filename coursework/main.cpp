@@ -112,10 +112,13 @@ struct Scratch {
 };
 
 // Refuses a --report the grader could not write at the end, before any
-// grading: a folder, something not a regular file, a folder it cannot
+// grading: a name not ending in .csv, a folder, something not a regular file, a folder it cannot
 // create files in. A symbolic link is judged by what it names (the report
 // is written through it), a dangling one too.
 void check_report(const std::string& report) {
+  std::string ext = fs::path(report).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (ext != ".csv") throw UsageError("--report: '" + report + "' must end in .csv");
   std::string target;
   try {
     target = output_target(fs::absolute(report).string());
@@ -213,7 +216,7 @@ int run(int argc, char** argv, const sigset_t& interrupts) {
   app.add_option("submissions", folder,
                  "Folder of submissions: one NAME.cl per student, or one folder NAME/ per student "
                  "holding the step's file (STEP.cl, convolve.cl, or its only .cl file)");
-  app.add_option("--report", report, "Also write the grades as CSV to this file");
+  app.add_option("--report", report, "Also write the grades as CSV to this file (.csv)");
   app.add_option("--jobs", jobs, "Submissions graded at once")->capture_default_str()->check(CLI::Range(1, 64));
   auto* timeout_option = app.add_option("--case-timeout", case_timeout,
                  "Seconds each case may take. Default: " + std::to_string(int(kLimitMultiple)) +

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iostream>
 #include <random>
+#include <sstream>
 #include <tuple>
 
 #include "common/core/errors.hpp"
@@ -344,7 +345,7 @@ int tune_main(int argc, char** argv) {
     add_device_options(app, device_options);
     if (int rc = parse_command_line(app, argc, argv); rc >= 0) return rc;
     settings.store = !no_store;
-    if (!output.empty()) check_output_path(output, {".csv"});
+    if (!output.empty()) check_output_path(output, {".csv"});  // and that it can be written
     const RgbImage image = load_rgb_spec(settings.image_spec);  // a bad spec before any device work
 
     DeviceContext device(device_options.choice);
@@ -352,10 +353,11 @@ int tune_main(int argc, char** argv) {
     const DeviceFacts& facts = device.facts();
     std::vector<Row> rows;
     const SearchOutcome o = tune_image(device, settings.image_spec, image, settings, &rows);
-    if (!output.empty()) {
-      std::ofstream csv(output);
-      if (!csv) throw Error(output + ": cannot write");
+    if (!output.empty()) {  // whole, in one step: an old file stays until then
+      std::ostringstream csv;
       write_csv(csv, rows);
+      const std::string text = csv.str();
+      write_file_atomically(output, std::vector<std::uint8_t>(text.begin(), text.end()));
     }
     const HistogramTunable tunable;
     std::cout << "Tuned on " << facts.name << " (driver " << facts.driver << "), " << settings.image_spec << " ("

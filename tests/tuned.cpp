@@ -455,6 +455,39 @@ TEST_CASE("step7: --tune tries the nearest tuned width's winner right after the 
   CHECK(second.find("," + point_text(t, near) + ",") != std::string::npos);
 }
 
+TEST_CASE("step7: --tune writes its CSV whole at the end, or not at all", "[step7-tuned][cli]") {
+  ScratchCache cache("tune-output");
+  const std::string old = cache.path + "/old.csv";
+  test::write_file(old, "an older table\n");
+  const std::vector<std::string> tune = {"--tune", "--small", "--image", "synthetic:40x30", "--filters",
+                                         "random:3", "--budget", "5", "--reps", "1", "--no-store"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = tune;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  };
+  // A name that is not .csv, or a folder that does not exist: refused
+  // before any work.
+  test::Outcome r = test::run_program("step7-tuned", with({"--output", cache.path + "/t.png"}));
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, ContainsText(".csv"));
+  CHECK_FALSE(test::file_exists(cache.path + "/t.png"));
+  r = test::run_program("step7-tuned", with({"--output", cache.path + "/no/dir/t.csv"}));
+  CHECK(r.status == 1);
+  CHECK_THAT(r.err, ContainsText("does not exist"));
+  // A run that fails (no such device) leaves the old file as it was.
+  r = test::run_program("step7-tuned", with({"--output", old, "--device-type", "accelerator"}));
+  CHECK(r.status != 0);
+  CHECK(test::read_text(old) == "an older table\n");
+  // A run that finishes replaces it whole.
+  r = test::run_program("step7-tuned", with({"--output", old}));
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const std::string table = test::read_text(old);
+  CHECK(table.rfind("device,driver,date,step,", 0) == 0);
+  CHECK(std::count(table.begin(), table.end(), '\n') > 2);
+}
+
 TEST_CASE("step7: --tune searches a small space, checks, stores, and the next plain run uses it",
           "[step7-tuned][cli]") {
   ScratchCache cache("tune");

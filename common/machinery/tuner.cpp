@@ -6,11 +6,11 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <random>
 #include <set>
+#include <sstream>
 
 #include "common/core/errors.hpp"
 #include "common/core/run_step.hpp"
@@ -392,7 +392,9 @@ int tune_step_main(int argc, char** argv, Step& step) {
         ->check(CLI::Range(1, 1000));
     app.add_flag("--small", settings.small, "A small space (a few values of each parameter): a quick look");
     app.add_flag("--no-store", no_store, "Print the winners, store nothing");
-    app.add_option("--output", output, "Also write every candidate's time as CSV to this file")->check(file_name());
+    app.add_option("--output", output,
+                   "Also write every candidate's time as CSV to this file (.csv), once every filter is tuned")
+        ->check(file_name());
     add_device_options(app, device_options);
     if (int rc = parse_command_line(app, argc, argv); rc >= 0) return rc;
     settings.store = !no_store;
@@ -402,10 +404,11 @@ int tune_step_main(int argc, char** argv, Step& step) {
     if (specs.empty()) specs = split_list(default_filters, "--filters");
     for (const auto& s : specs) parse_filter_spec(s);  // every spec checked before any work
     load_image_spec(settings.image_spec);
-    std::ofstream csv;
+    // The rows are kept and written at the end, whole, in one step: a run
+    // that fails or is stopped leaves no CSV, and an old one stays as it was.
+    std::ostringstream csv;
     if (!output.empty()) {
-      csv.open(output);
-      if (!csv) throw Error(output + ": cannot write");
+      check_output_path(output, {".csv"});  // and that it can be written
       write_csv_header(csv);
     }
     DeviceContext device(device_options.choice);
@@ -416,7 +419,7 @@ int tune_step_main(int argc, char** argv, Step& step) {
       const SearchOutcome o = tune_filter(step, device, spec, settings);
       wrong += static_cast<int>(o.wrong);
       for (const Measured& m : o.all) {
-        if (csv) write_csv_row(csv, m.row);
+        if (!output.empty()) write_csv_row(csv, m.row);
         if (point_text(*dynamic_cast<const Tunable*>(&step), o.best) == m.row.variant) {
           Row w = m.row;  // its rates scaled to the re-timed median
           w.gflops *= w.median_ms / o.best_ms;
@@ -428,6 +431,10 @@ int tune_step_main(int argc, char** argv, Step& step) {
           winners.push_back(w);
         }
       }
+    }
+    if (!output.empty()) {
+      const std::string text = csv.str();
+      write_file_atomically(output, std::vector<std::uint8_t>(text.begin(), text.end()));
     }
     std::cout << "Tuned on " << facts.name << " (driver " << facts.driver << "), " << settings.image_spec
               << "; median ms re-timed; x prev: the documented defaults' time over the winner's\n";

@@ -258,7 +258,7 @@ TEST_CASE("grade gives every kind of submission its verdict and a reason to act 
 
 // The grader's own edges: what it cannot write or read is refused before
 // any grading, and a machine without the sandbox grades only when told to.
-TEST_CASE("grade refuses an unusable report, a NaN limit, and grading without a sandbox unless told", "[grade][cli]") {
+TEST_CASE("grade refuses an unusable report (or one not named .csv), a NaN limit, and grading without a sandbox unless told", "[grade][cli]") {
   const fs::path dir = fs::path(conv::test::scratch_dir()) / "edges";
   const std::string good = conv::find_step("step3-local")->embedded_source();
   write_file(dir / "class" / "forge.cl", with_syscalls(good, kForge));
@@ -268,6 +268,7 @@ TEST_CASE("grade refuses an unusable report, a NaN limit, and grading without a 
   for (const auto& args : std::vector<std::vector<std::string>>{
            {"--report", (dir / "a-folder.csv").string()},
            {"--report", "/proc/grades.csv"},
+           {"--report", (dir / "grades.png").string()},
            {"--case-timeout", "nan"}}) {
     std::vector<std::string> all = {"--step", "3", cls, "--no-oclgrind"};
     all.insert(all.end(), args.begin(), args.end());
