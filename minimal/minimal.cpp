@@ -23,9 +23,10 @@
 #define MINIMAL_KERNEL_FILE "step1-naive/convolve.cl"
 #endif
 
-static int fail(const std::string& message) {
+// One line on stderr; exit status 1 (2 for a command-line mistake).
+static int fail(const std::string& message, int status = 1) {
   std::fprintf(stderr, "minimal: %s\n", message.c_str());
-  return 1;
+  return status;
 }
 
 int main(int argc, char** argv) try {
@@ -35,20 +36,27 @@ int main(int argc, char** argv) try {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     const bool has_value = i + 1 < argc;
-    if (arg == "--size" && has_value && std::sscanf(argv[i + 1], "%dx%d", &width, &height) == 2) ++i;
-    else if (arg == "--filter-width" && has_value) f = std::atoi(argv[++i]);
-    else if (arg == "--platform" && has_value) platform_name = argv[++i];
-    else if (arg == "--kernel" && has_value) kernel_file = argv[++i];
-    else if (arg == "--help") {
+    const bool option = arg == "--size" || arg == "--filter-width" || arg == "--platform" || arg == "--kernel";
+    char end = 0;
+    if (arg == "--help") {
       std::printf("usage: minimal [--size WxH] [--filter-width F] [--platform NAME] [--kernel FILE]\n");
       return 0;
-    } else {
-      std::fprintf(stderr, "minimal: '%s': unknown option or missing value (--help lists them)\n", arg.c_str());
-      return 2;
+    } else if (!option) {
+      return fail("'" + arg + "': no such option (--help lists them)", 2);
+    } else if (!has_value) {
+      return fail(arg + ": needs a value", 2);
+    } else if (arg == "--size" && std::sscanf(argv[++i], "%dx%d%c", &width, &height, &end) != 2) {
+      return fail("--size: expected WxH, as 640x480, not '" + std::string(argv[i]) + "'", 2);
+    } else if (arg == "--filter-width" && std::sscanf(argv[++i], "%d%c", &f, &end) != 1) {
+      return fail("--filter-width: expected a number, not '" + std::string(argv[i]) + "'", 2);
+    } else if (arg == "--platform") {
+      platform_name = argv[++i];
+    } else if (arg == "--kernel") {
+      kernel_file = argv[++i];
     }
   }
   if (width < 1 || height < 1 || width > 16384 || height > 16384 || f < 1 || f > 63)
-    return fail("--size must be 1x1 to 16384x16384 and --filter-width 1 to 63");
+    return fail("--size must be 1x1 to 16384x16384 and --filter-width 1 to 63", 2);
 
   // 1. A device: the first GPU of the first platform whose name contains
   //    --platform (any platform when not given), else its first device.
