@@ -28,7 +28,9 @@ std::vector<double> last(const std::vector<double>& samples, std::size_t n) {
 
 }  // namespace
 
-VariantRun run_variant(DeviceContext& device, const RgbImage& image, const Variant& variant,
+namespace {
+
+VariantRun run_unnamed(DeviceContext& device, const RgbImage& image, const Variant& variant,
                        const Settings& settings, int reps, int warmup) {
   const PhaseScope running(KernelPhase::running);  // its build marks itself
   VariantRun run;
@@ -101,6 +103,20 @@ VariantRun run_variant(DeviceContext& device, const RgbImage& image, const Varia
   launch.check_guards();
   run.call = summarize(call);
   return run;
+}
+
+}  // namespace
+
+VariantRun run_variant(DeviceContext& device, const RgbImage& image, const Variant& variant,
+                       const Settings& settings, int reps, int warmup) {
+  try {
+    return run_unnamed(device, image, variant, settings, reps, warmup);
+  } catch (const cl::Error& e) {  // a --kernel file's kernel that takes other arguments: its fault, named
+    if (settings.kernel_source.empty() || !kernel_argument_error(e.err())) throw;
+    throw KernelFault(settings.kernel_label + ": its kernel does not take the arguments the " + variant.name +
+                      " variant sets (" + e.what() + ": " + cl_error_name(e.err()) +
+                      "); compare its parameters with the variant's own kernel");
+  }
 }
 
 }  // namespace conv::histogram

@@ -92,4 +92,8 @@ std::string cl_error_name(int code) {
   }
 }
 
+bool kernel_argument_error(int code) {
+  return code == -49 || code == -50 || code == -51 || code == -52;  // INVALID_ARG_INDEX, _VALUE, _SIZE, KERNEL_ARGS
+}
+
 }  // namespace conv

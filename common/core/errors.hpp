@@ -37,4 +37,9 @@ std::string one_line(const std::string& text);
 // "CL_OUT_OF_RESOURCES" for -5, and so on.
 std::string cl_error_name(int code);
 
+// The codes of a kernel that takes other arguments than its launcher sets
+// (CL_INVALID_ARG_INDEX, _VALUE, _SIZE at clSetKernelArg, or
+// CL_INVALID_KERNEL_ARGS at the launch): a --kernel file's own fault.
+bool kernel_argument_error(int code);
+
 }  // namespace conv

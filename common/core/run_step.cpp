@@ -26,19 +26,26 @@ RunResult run_step(Step& step, DeviceContext& device, const Problem& problem,
   // Before prepare(): a step sizes its buffers by the work-group, so an
   // absurd one would otherwise surface as an absurd buffer.
   check_work_group_shape(device, options.wg_x, options.wg_y);
-  Launch launch = step.prepare(device, problem, options);
-  RunResult result;
-  result.stats = run_launch(launch, reps, warmup, [&] {
-    result.output = launch.read();
-    if (result.output.width != problem.out_width() || result.output.height != problem.out_height())
-      throw Error(step.name() + ": the launch read back " + std::to_string(result.output.width) + "x" +
-                  std::to_string(result.output.height) + ", not " + std::to_string(problem.out_width()) +
-                  "x" + std::to_string(problem.out_height()));
-    check_result(result.output);
-  });
-  result.work_group = launch.work_group;
-  result.note = launch.note;
-  return result;
+  try {
+    Launch launch = step.prepare(device, problem, options);
+    RunResult result;
+    result.stats = run_launch(launch, reps, warmup, [&] {
+      result.output = launch.read();
+      if (result.output.width != problem.out_width() || result.output.height != problem.out_height())
+        throw Error(step.name() + ": the launch read back " + std::to_string(result.output.width) + "x" +
+                    std::to_string(result.output.height) + ", not " + std::to_string(problem.out_width()) +
+                    "x" + std::to_string(problem.out_height()));
+      check_result(result.output);
+    });
+    result.work_group = launch.work_group;
+    result.note = launch.note;
+    return result;
+  } catch (const cl::Error& e) {  // a --kernel file's kernel that takes other arguments: its fault, named
+    if (options.kernel_source.empty() || !kernel_argument_error(e.err())) throw;
+    throw KernelFault(step.label(options) + ": its kernel does not take the arguments " + step.name() +
+                      " sets (" + e.what() + ": " + cl_error_name(e.err()) +
+                      "); compare its parameters with the step's own kernel");
+  }
 }
 
 namespace {

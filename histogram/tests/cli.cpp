@@ -42,6 +42,12 @@ TEST_CASE("bad files exit 1 with one line naming the file", "[histogram][cli]") 
                1, "none.cl");
   expect_error(test::run_histogram({"--image", "synthetic:4x4", "--output", dir + "/no/dir/h.csv"}),
                1, "does not exist");
+  // Builds, but takes fewer arguments than the variant sets.
+  const std::string short_args =
+      test::write_scratch("short-args.cl", "__kernel void count(__global uint* out) { out[0] = 0; }\n");
+  expect_error(test::run_histogram({"--image", "synthetic:4x4", "--variant", "global-partials", "--kernel",
+                                    short_args}),
+               1, "short-args.cl: its kernel does not take the arguments the global-partials variant sets");
 }
 
 TEST_CASE("usage errors exit 2 with one line", "[histogram][cli]") {
