@@ -148,6 +148,7 @@ GeneratedSpec parse_generated(const std::string& spec) {
 }  // namespace
 
 RgbImage load_rgb_spec(const std::string& spec) {
+  if (spec.empty()) throw UsageError("--image: empty; name a file, or synthetic:WxH, noise:WxH, solid:WxH");
   const GeneratedSpec g = parse_generated(spec);
   if (g.kind == "synthetic") return synthetic_rgb(g.width, g.height, g.seed);
   if (g.kind == "noise") return noise_rgb(g.width, g.height, g.seed);
@@ -156,6 +157,7 @@ RgbImage load_rgb_spec(const std::string& spec) {
 }
 
 void check_rgb_spec(const std::string& spec) {
+  if (spec.empty()) throw UsageError("--image: empty; name a file, or synthetic:WxH, noise:WxH, solid:WxH");
   if (parse_generated(spec).kind.empty()) load_rgb_image(spec);
 }
 

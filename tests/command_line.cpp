@@ -143,6 +143,21 @@ TEST_CASE("usage errors exit 2 with one line", "[cli][errors]") {
     expect_error(run(p, {"--device-type", "fpga"}), 2, "device-type");
   }
   expect_error(run("tour", {"--image", "synthetic:0x10"}), 2, "must be positive");
+  // A tuning option without --tune: named as such.
+  expect_error(run("step7-tuned", {"--budget", "5"}), 2, "--budget: an option of the tuning mode; add --tune");
+  expect_error(run("step10-fft-tiled", {"--small"}), 2, "add --tune");
+  expect_error(run("step1-naive", {"--image", ""}), 2, "--image: empty");
+}
+
+TEST_CASE("sweep fails when every run was skipped, and writes no table", "[cli][errors]") {
+  const std::string out = conv::test::scratch_dir() + "/none.csv";
+  const Outcome r = run("sweep", {"--images", "64x48", "--steps", "1", "--wgs", "8192x8192", "--reps", "1",
+                                  "--output", out});
+  INFO(r.err);
+  CHECK(r.status == 1);
+  CHECK_THAT(r.err, ContainsText("skipped: ") && ContainsText("sweep: no run was timed: every one was skipped"));
+  CHECK_FALSE(conv::test::file_exists(out));
+  CHECK_FALSE(conv::test::file_exists(out + ".partial"));
 }
 
 TEST_CASE("output that cannot be written fails the run, and says so last", "[cli][errors]") {

@@ -266,7 +266,7 @@ int main(int argc, char** argv) {
       ++written;
     };
 
-    int wrong = 0, done = 0;
+    int wrong = 0, done = 0, timed = 0;
     const int total = static_cast<int>(image_items.size() * filter_specs.size() * wgs.size() * steps.size());
     try {
       for (const auto& item : image_items) {
@@ -343,6 +343,7 @@ int main(int argc, char** argv) {
                   std::cerr << "sweep: skipped: " << e.what() << "\n";
                   continue;
                 }
+                ++timed;
                 Row row = row_for(step->name(), step->describe(options) +
                                                     (kernel_file.empty() ? "" : " kernel=" + kernel_file));
                 row.wg = result.work_group;
@@ -363,6 +364,13 @@ int main(int argc, char** argv) {
       if (output.empty() || written == 0) throw;
       throw Error(std::string(e.what()) + " (the " + std::to_string(written) +
                   " rows finished before it are in " + partial + ")");
+    }
+    if (timed == 0 && wrong == 0) {  // a table of nothing is no result
+      if (!output.empty()) {
+        partial_file.close();
+        std::remove(partial.c_str());
+      }
+      throw Error("no run was timed: every one was skipped (the reasons are above)");
     }
     if (!output.empty()) {
       partial_file.close();

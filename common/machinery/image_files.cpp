@@ -132,12 +132,14 @@ constexpr const char* kSyntheticPrefix = "synthetic:";
 }  // namespace
 
 Image load_image_spec(const std::string& spec) {
+  if (spec.empty()) throw UsageError("--image: empty; name a file, or synthetic:WxH");
   if (spec.rfind(kSyntheticPrefix, 0) != 0) return load_image(spec);
   const SyntheticSpec s = parse_synthetic(spec.substr(std::string(kSyntheticPrefix).size()));
   return synthetic_image(s.width, s.height, s.seed);
 }
 
 void check_image_spec(const std::string& spec) {
+  if (spec.empty()) throw UsageError("--image: empty; name a file, or synthetic:WxH");
   if (spec.rfind(kSyntheticPrefix, 0) == 0) parse_synthetic(spec.substr(std::string(kSyntheticPrefix).size()));
   else load_image(spec);
 }

@@ -164,6 +164,13 @@ std::string tuning_footer(const Step& step) {
 int step_main(int argc, char** argv, Step& step) {
   if (tuning_mode(argc, argv, step)) return tune_step_main(argc, argv, step);
   return guarded_main(step.name(), [&]() -> int {
+    // An option of the tuning mode alone, given without --tune: say so,
+    // rather than CLI11's "not expected".
+    if (dynamic_cast<const Tunable*>(&step))
+      for (int i = 1; i < argc; ++i)
+        for (const char* tuning_only : {"--budget", "--filters", "--filter-widths", "--small", "--no-store"})
+          if (std::strcmp(argv[i], tuning_only) == 0)
+            throw UsageError(std::string(tuning_only) + ": an option of the tuning mode; add --tune");
     CLI::App app(step.name() + ": " + step.summary(), step.name());
     app.footer(tuning_footer(step));
     StepCommand c;

@@ -60,6 +60,7 @@ TEST_CASE("usage errors exit 2 with one line", "[histogram][cli]") {
   expect_error(test::run_histogram({"--output", "hist.txt"}), 2, ".csv");
   expect_error(test::run_histogram({"--variant", "all", "--kernel", "x.cl"}), 2, "--kernel");
   expect_error(test::run_histogram({"--no-such-option"}), 2, "no-such-option");
+  expect_error(test::run_histogram({"--image", ""}), 2, "--image: empty");
 }
 
 TEST_CASE("verify, output and csv on every variant", "[histogram][cli]") {
