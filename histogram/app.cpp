@@ -102,6 +102,10 @@ int measured_runs(const Options& o, const std::vector<std::string>& specs,
   std::vector<Row> rows;
   std::vector<std::string> notes;
   bool all_ok = true, have_first = false;
+  // Several runs take a while (every variant on the default image: half a
+  // minute on 2 cores): a progress line before each.
+  const std::size_t runs = specs.size() * names.size();
+  std::size_t started = 0;
   for (const std::string& spec : specs) {
     const RgbImage image = load_rgb_spec(spec);
     Expected expected(image);
@@ -114,6 +118,7 @@ int measured_runs(const Options& o, const std::vector<std::string>& specs,
       return r;
     };
     for (const auto& name : names) {
+      if (runs > 1) std::cerr << "histogram: [" << ++started << "/" << runs << "] " << name << " on " << spec << "\n";
       if (name == "serial") {
         if (!have_first) first = expected.get(), have_first = true;
         rows.push_back(row("serial", "histogram", time_serial(image, o.reps)));
@@ -155,10 +160,15 @@ int breakdown_runs(const Options& o, const std::vector<std::string>& specs,
   const ProgramCache cache = ProgramCache::for_user(o.no_cache);
   std::vector<Row> rows;
   bool all_ok = true, have_first = false;
+  // Several runs take a while (every variant on the default image: half a
+  // minute on 2 cores): a progress line before each.
+  const std::size_t runs = specs.size() * names.size();
+  std::size_t started = 0;
   for (const std::string& spec : specs) {
     const RgbImage image = load_rgb_spec(spec);
     Expected expected(image);
     for (const auto& name : names) {
+      if (runs > 1) std::cerr << "histogram: [" << ++started << "/" << runs << "] " << name << " on " << spec << "\n";
       if (name == "serial") {
         Row r = make_row({}, "serial", "serial count", spec, image.width, image.height,
                          time_serial(image, o.reps));

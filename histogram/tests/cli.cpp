@@ -69,9 +69,10 @@ TEST_CASE("verify, output and csv on every variant", "[histogram][cli]") {
                                       "2", "--verify", "--csv", "--output", out});
   INFO(r.err);
   REQUIRE(r.status == 0);
-  // one "verify: ... OK" per device variant
-  CHECK(static_cast<std::size_t>(std::count(r.err.begin(), r.err.end(), '\n')) ==
-        device_variants().size());
+  // a progress line per variant, serial too, and one "verify: ... OK" per device variant
+  const std::size_t runs = device_variants().size() + 1;
+  CHECK(static_cast<std::size_t>(std::count(r.err.begin(), r.err.end(), '\n')) == runs + device_variants().size());
+  CHECK_THAT(r.err, ContainsText("histogram: [1/" + std::to_string(runs) + "] serial on synthetic:123x45:7\n"));
   CHECK_THAT(r.err, !ContainsText("FAILED"));
 
   const auto csv = lines(r.out);
