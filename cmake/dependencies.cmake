@@ -106,10 +106,14 @@ if(BUILD_TESTING)
   target_compile_definitions(clconv_catch2 INTERFACE CLCONV_CATCH2_MAJOR=${CLCONV_CATCH2_MAJOR})
   # A test program's cases, each a ctest test run by its name. A name the
   # program does not match (a ';' in it splits it in two, matching nothing)
-  # must fail rather than pass with "No tests ran": --warn NoTests.
+  # must fail rather than pass with "No tests ran": --warn NoTests. A case
+  # that cannot run here says WARN("SKIPPED: why") and returns: ctest
+  # reports it as skipped, not passed.
   function(clconv_discover_tests target)
     include(Catch)
-    catch_discover_tests(${target} ${ARGN} EXTRA_ARGS --warn NoTests)
+    cmake_parse_arguments(ARG "" "" "PROPERTIES" ${ARGN})
+    catch_discover_tests(${target} ${ARG_UNPARSED_ARGUMENTS} EXTRA_ARGS --warn NoTests
+                         PROPERTIES ${ARG_PROPERTIES} SKIP_REGULAR_EXPRESSION "SKIPPED: ")
   endfunction()
   # One test main, compiled once, for every test executable but the
   # conformance suite (which registers its cases itself and has its own).

@@ -251,7 +251,7 @@ TEST_CASE("platform: a file lock excludes a second holder until it is released",
 TEST_CASE("platform: a file lock excludes another process, and is released with its holder", "[platform]") {
   // flock(1), where installed, takes the same lock from another process.
   if (std::system("flock -V > /dev/null 2>&1") != 0) {
-    WARN("flock(1) is not installed: the other-process case is not run");
+    WARN("SKIPPED: flock(1) is not installed: the other-process case is not run");
     return;
   }
   const std::string dir = fresh_folder("lock-process");

@@ -168,7 +168,7 @@ TEST_CASE("every step's own kernel passes the source check, with any line ending
 
 TEST_CASE("the preprocessor, where installed, is a second opinion on what the compiler gets", "[grade][source]") {
   if (preprocessor_path().empty()) {
-    WARN("no preprocessor installed: the reading of the text decides alone");
+    WARN("SKIPPED: no preprocessor installed: the reading of the text decides alone");
     return;
   }
   CHECK(preprocessed_assembly(kBody, "k.cl") == "");
@@ -184,7 +184,7 @@ TEST_CASE("the preprocessor, where installed, is a second opinion on what the co
 
 TEST_CASE("a macro bomb ends the preprocessor quickly, with a reason", "[grade][source]") {
   if (preprocessor_path().empty()) {
-    WARN("no preprocessor installed: the reading of the text decides alone");
+    WARN("SKIPPED: no preprocessor installed: the reading of the text decides alone");
     return;
   }
   // 8^12 copies of one token, from a few lines.
