@@ -147,6 +147,16 @@ TEST_CASE("usage errors exit 2 with one line", "[cli][errors]") {
   expect_error(run("step7-tuned", {"--budget", "5"}), 2, "--budget: an option of the tuning mode; add --tune");
   expect_error(run("step10-fft-tiled", {"--small"}), 2, "add --tune");
   expect_error(run("step1-naive", {"--image", ""}), 2, "--image: empty");
+  expect_error(run("kernel-info", {"--step", "1", "--dir", ""}), 2, "--dir: empty");
+}
+
+TEST_CASE("kernel-info refuses a --dir it cannot write before any work", "[cli][errors]") {
+  const Outcome r = run("kernel-info", {"--step", "1", "--dir", conv::test::scratch_dir() + "/no/such/dir"});
+  INFO(r.err);
+  CHECK(r.status == 1);
+  CHECK(r.out.empty());  // nothing printed before the refusal
+  CHECK(r.err_lines() == 1);
+  CHECK_THAT(r.err, ContainsText("does not exist"));
 }
 
 TEST_CASE("sweep fails when every run was skipped, and writes no table", "[cli][errors]") {

@@ -14,6 +14,7 @@
 #include "common/machinery/device_choice.hpp"
 #include "common/machinery/files.hpp"
 #include "common/machinery/guard.hpp"
+#include "common/machinery/image_files.hpp"
 #include "common/machinery/parse.hpp"
 #include "common/machinery/program_cache.hpp"
 #include "common/machinery/reference.hpp"
@@ -57,6 +58,8 @@ int main(int argc, char** argv) {
     if (wg != "auto") std::tie(run.wg_x, run.wg_y) = parse_size(wg, "--wg", 1 << 14);
     step->check_options(run);
     const Filter filter = parse_filter_spec(filter_spec);
+    if (app.count("--dir") && dir.empty()) throw UsageError("--dir: empty; name a folder");
+    if (!dir.empty()) check_writable(dir + "/" + step->name() + "-0.bin");  // before any work
     if (!kernel_file.empty()) {
       if (!step->builds_kernel_file(run))
         throw UsageError("--kernel " + kernel_file + ": " + step->name() + " " + step->describe(run) +
