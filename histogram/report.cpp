@@ -82,7 +82,7 @@ void write_csv(std::ostream& out, const std::vector<Row>& rows) {
 void write_run_table(std::ostream& out, const std::vector<Row>& rows) {
   std::vector<std::vector<std::string>> lines = {{"image", "variant", "chunk", "wg", "kernels ms",
                                                   "read-back ms", "merge ms", "total ms", "GB/s",
-                                                  "% copy", "x serial", "call ms", "% copy"}};
+                                                  "% copy", "x serial", "call ms", "call % copy"}};
   for (const auto& r : rows) {
     if (r.phase != "histogram") continue;
     const Row* device = find(rows, r, "kernels");
