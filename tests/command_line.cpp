@@ -180,6 +180,7 @@ TEST_CASE("output that cannot be written fails the run, and says so last", "[cli
       {"tour", {"--image", "synthetic:8x8", "--reps", "1", "--serial-reps", "1", "--csv"}},
       {"histogram", {"--image", "synthetic:8x8", "--reps", "1"}},
       {"kernel-info", {"--step", "1"}},
+      {"sweep", {"--images", "16x16", "--steps", "1", "--filters", "box:3", "--reps", "1"}},
       {"step1-naive", {"--help"}}};
   for (const auto& [program, args] : runs) {
     INFO(program << " " << args.front());

@@ -256,13 +256,22 @@ int main(int argc, char** argv) {
       if (!partial_file) throw Error(partial + ": cannot write: " + std::strerror(errno));
     }
     std::ostream& csv = output.empty() ? std::cout : partial_file;
+    // Each write checked as it is flushed, with the reason (a full disk).
+    auto check_written = [&] {
+      if (!csv)
+        throw Error((output.empty() ? "standard output" : partial) + ": write failed" +
+                    (errno ? std::string(": ") + std::strerror(errno) : ""));
+    };
+    errno = 0;
     write_csv_header(csv);
     csv.flush();
+    check_written();
     std::size_t written = 0;
     auto emit = [&](const Row& row) {
+      errno = 0;
       write_csv_row(csv, row);
       csv.flush();
-      if (!csv) throw Error((output.empty() ? "standard output" : partial) + ": write failed");
+      check_written();
       ++written;
     };
 
