@@ -119,6 +119,7 @@ void check_case(Step& step, const std::vector<Config>& configs, const Image& img
     options.wg_y = wg.y;
     RunResult result;
     if (!run_case(step, problem, options, result)) continue;
+    INFO("ran with work-group " << result.work_group);
     const Comparison cmp = step.compare(result.output, problem, reference);
     INFO(cmp.describe());
     CHECK(cmp.passed());
