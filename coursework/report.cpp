@@ -169,6 +169,7 @@ ReportLock::ReportLock(const std::string& report) : path_(report_lock_path(repor
       const std::string pid = std::to_string(getpid()) + "\n";
       if (ftruncate(fd, 0) != 0 || pwrite(fd, pid.data(), pid.size(), 0) != static_cast<ssize_t>(pid.size())) {
         const int error = errno;
+        unlink(path_.c_str());  // ours, and still held: no lock file left behind (a full disk)
         close(fd);
         throw Error("--report: cannot write the lock file " + path_ + ": " + std::strerror(error));
       }

@@ -28,7 +28,7 @@ int main(int argc, char** argv) {
     histogram::Options o;
     DeviceOptions device;
     app.add_option("--image", o.images,
-                   "Input (repeatable): a PNG/JPEG/BMP/PPM/TGA file, synthetic:WxH[:SEED], "
+                   "Input (repeatable): a PNG/JPEG/BMP/PGM/PPM/TGA file, synthetic:WxH[:SEED], "
                    "noise:WxH[:SEED] or solid:WxH[:RRGGBB]")
         ->capture_default_str();
     app.add_option("--variant", o.variants,

@@ -95,7 +95,7 @@ conv::DeviceEntry tests_device() {
 
 }  // namespace
 
-TEST_CASE("the cache key changes with source, options and device facts", "[histogram][cache]") {
+TEST_CASE("the cache key changes with source and options, and hashes the device and driver", "[histogram][cache]") {
   const auto& dev = test::device().device();
   const std::string src = local_atomic().source;
   const std::string k = ProgramCache::key(dev, src, options(8));
