@@ -26,6 +26,7 @@
 #include "common/machinery/device_choice.hpp"
 #include "common/machinery/filter_specs.hpp"
 #include "common/machinery/guard.hpp"
+#include "common/machinery/image_files.hpp"
 #include "common/machinery/parse.hpp"
 #include "common/machinery/program_cache.hpp"
 #include "common/machinery/reference.hpp"
@@ -112,13 +113,11 @@ struct Scratch {
 };
 
 // Refuses a --report the grader could not write at the end, before any
-// grading: a name not ending in .csv, a folder, something not a regular file, a folder it cannot
-// create files in. A symbolic link is judged by what it names (the report
+// grading: a name not ending in .csv, a folder, something not a regular
+// file, a folder it cannot create files in. A symbolic link is judged by what it names (the report
 // is written through it), a dangling one too.
 void check_report(const std::string& report) {
-  std::string ext = fs::path(report).extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (ext != ".csv") throw UsageError("--report: '" + report + "' must end in .csv");
+  check_output_extension(report, {".csv"}, "--report");
   std::string target;
   try {
     target = output_target(fs::absolute(report).string());

@@ -88,6 +88,15 @@ void print(const Options& o, const DeviceFacts& facts, const std::vector<Row>& r
 // The images are given as their specs, each checked before any device work
 // (run_histogram) and loaded only when its turn comes: one image in memory
 // at a time, however many --image a run names.
+// Several runs take a while (every variant on the default image: half a
+// minute on 2 cores): a progress line on stderr before each.
+struct Progress {
+  std::size_t runs, started = 0;
+  void next(const std::string& name, const std::string& spec) {
+    if (runs > 1) std::cerr << "histogram: [" << ++started << "/" << runs << "] " << name << " on " << spec << "\n";
+  }
+};
+
 int measured_runs(const Options& o, const std::vector<std::string>& specs,
                   const std::vector<std::string>& names, Counts& first) {
   DeviceContext context(o.device);
@@ -102,10 +111,7 @@ int measured_runs(const Options& o, const std::vector<std::string>& specs,
   std::vector<Row> rows;
   std::vector<std::string> notes;
   bool all_ok = true, have_first = false;
-  // Several runs take a while (every variant on the default image: half a
-  // minute on 2 cores): a progress line before each.
-  const std::size_t runs = specs.size() * names.size();
-  std::size_t started = 0;
+  Progress progress{specs.size() * names.size()};
   for (const std::string& spec : specs) {
     const RgbImage image = load_rgb_spec(spec);
     Expected expected(image);
@@ -118,7 +124,7 @@ int measured_runs(const Options& o, const std::vector<std::string>& specs,
       return r;
     };
     for (const auto& name : names) {
-      if (runs > 1) std::cerr << "histogram: [" << ++started << "/" << runs << "] " << name << " on " << spec << "\n";
+      progress.next(name, spec);
       if (name == "serial") {
         if (!have_first) first = expected.get(), have_first = true;
         rows.push_back(row("serial", "histogram", time_serial(image, o.reps)));
@@ -160,15 +166,12 @@ int breakdown_runs(const Options& o, const std::vector<std::string>& specs,
   const ProgramCache cache = ProgramCache::for_user(o.no_cache);
   std::vector<Row> rows;
   bool all_ok = true, have_first = false;
-  // Several runs take a while (every variant on the default image: half a
-  // minute on 2 cores): a progress line before each.
-  const std::size_t runs = specs.size() * names.size();
-  std::size_t started = 0;
+  Progress progress{specs.size() * names.size()};
   for (const std::string& spec : specs) {
     const RgbImage image = load_rgb_spec(spec);
     Expected expected(image);
     for (const auto& name : names) {
-      if (runs > 1) std::cerr << "histogram: [" << ++started << "/" << runs << "] " << name << " on " << spec << "\n";
+      progress.next(name, spec);
       if (name == "serial") {
         Row r = make_row({}, "serial", "serial count", spec, image.width, image.height,
                          time_serial(image, o.reps));

@@ -113,9 +113,8 @@ VariantRun run_variant(DeviceContext& device, const RgbImage& image, const Varia
     return run_unnamed(device, image, variant, settings, reps, warmup);
   } catch (const cl::Error& e) {  // a --kernel file's kernel that takes other arguments: its fault, named
     if (settings.kernel_source.empty() || !kernel_argument_error(e.err())) throw;
-    throw KernelFault(settings.kernel_label + ": its kernel does not take the arguments the " + variant.name +
-                      " variant sets (" + e.what() + ": " + cl_error_name(e.err()) +
-                      "); compare its parameters with the variant's own kernel");
+    throw KernelFault(kernel_argument_text(settings.kernel_label, "the " + variant.name + " variant", e.what(),
+                                           e.err(), "the variant's own kernel"));
   }
 }
 

@@ -96,4 +96,10 @@ bool kernel_argument_error(int code) {
   return code == -49 || code == -50 || code == -51 || code == -52;  // INVALID_ARG_INDEX, _VALUE, _SIZE, KERNEL_ARGS
 }
 
+std::string kernel_argument_text(const std::string& file, const std::string& setter, const std::string& call,
+                                 int code, const std::string& own) {
+  return file + ": its kernel does not take the arguments " + setter + " sets (" + call + ": " +
+         cl_error_name(code) + "); compare its parameters with " + own;
+}
+
 }  // namespace conv

@@ -41,5 +41,9 @@ std::string cl_error_name(int code);
 // (CL_INVALID_ARG_INDEX, _VALUE, _SIZE at clSetKernelArg, or
 // CL_INVALID_KERNEL_ARGS at the launch): a --kernel file's own fault.
 bool kernel_argument_error(int code);
+// Its message: "FILE: its kernel does not take the arguments SETTER sets
+// (CALL: CODE); compare its parameters with OWN".
+std::string kernel_argument_text(const std::string& file, const std::string& setter, const std::string& call,
+                                 int code, const std::string& own);
 
 }  // namespace conv

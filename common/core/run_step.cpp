@@ -42,9 +42,8 @@ RunResult run_step(Step& step, DeviceContext& device, const Problem& problem,
     return result;
   } catch (const cl::Error& e) {  // a --kernel file's kernel that takes other arguments: its fault, named
     if (options.kernel_source.empty() || !kernel_argument_error(e.err())) throw;
-    throw KernelFault(step.label(options) + ": its kernel does not take the arguments " + step.name() +
-                      " sets (" + e.what() + ": " + cl_error_name(e.err()) +
-                      "); compare its parameters with the step's own kernel");
+    throw KernelFault(
+        kernel_argument_text(step.label(options), step.name(), e.what(), e.err(), "the step's own kernel"));
   }
 }
 

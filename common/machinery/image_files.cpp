@@ -229,19 +229,19 @@ void write_file_atomically(const std::string& path, const std::vector<std::uint8
 void check_output_path(const std::string& path) { check_output_path(path, {".png", ".pfm"}); }
 
 void check_output_path(const std::string& path, const std::vector<std::string>& extensions) {
+  check_output_extension(path, extensions, "--output");
+  check_writable(path);
+}
+
+void check_output_extension(const std::string& path, const std::vector<std::string>& extensions,
+                            const std::string& option) {
   const std::string ext = lower_extension(path);
   std::string names;  // ".png or .pfm"
   for (std::size_t i = 0; i < extensions.size(); ++i) {
-    std::string allowed = extensions[i];
-    std::transform(allowed.begin(), allowed.end(), allowed.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    if (allowed == ext) {
-      check_writable(path);
-      return;
-    }
+    if (lower_extension("x" + extensions[i]) == ext) return;
     names += (i == 0 ? "" : i + 1 == extensions.size() ? " or " : ", ") + extensions[i];
   }
-  throw UsageError("--output: '" + path + "' must end in " + names);
+  throw UsageError(option + ": '" + path + "' must end in " + names);
 }
 
 void check_writable(const std::string& path) {

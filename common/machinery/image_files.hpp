@@ -55,6 +55,10 @@ void save_image(const std::string& path, const Image& image);
 // does not fail at the very end. UsageError for the extension.
 void check_output_path(const std::string& path);
 void check_output_path(const std::string& path, const std::vector<std::string>& extensions);
+// Its first half: UsageError naming `option` unless `path` ends in one of
+// `extensions` (ignoring case).
+void check_output_extension(const std::string& path, const std::vector<std::string>& extensions,
+                            const std::string& option);
 
 // Error naming `path` unless a file can be created beside it and renamed
 // onto it (what write_file_atomically does): tried, then removed. A

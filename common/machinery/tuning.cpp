@@ -242,11 +242,12 @@ std::optional<StoreLine> read_line(const Tunable& tunable, const std::string& ke
   const auto problem = parse_tune_problem(fields[0]);
   if (!problem) return std::nullopt;
   StoreLine read{*problem, std::nullopt, false};
-  if (fields.size() == 4 || (fields.size() == 5 && fields[4] != kernels && fields[4].rfind("kernels=", 0) == 0)) {
-    read.stale = true;
+  if (fields.size() == 4) read.stale = true;  // stored before fingerprints
+  if (fields.size() != 5) return read;
+  if (fields[4] != kernels) {
+    read.stale = fields[4].rfind("kernels=", 0) == 0;  // timed on other kernels; else damaged
     return read;
   }
-  if (fields.size() != 5 || fields[4] != kernels) return read;
   const auto point = parse_tune_point(tunable, fields[1]);
   StoredWinner w;
   if (!point || std::sscanf(fields[2].c_str(), "%lf", &w.ms) != 1 ||
@@ -296,11 +297,13 @@ std::map<TuneProblem, StoredWinner> stored_winners(const Tunable& tunable, const
 }
 
 std::set<TuneProblem> stale_winners(const Tunable& tunable, const DeviceFacts& facts) {
-  std::set<TuneProblem> out;
-  for (const auto& read : read_store(tunable, facts))
-    if (read.stale) out.insert(read.problem);
-  for (const auto& [problem, winner] : stored_winners(tunable, facts)) out.erase(problem);
-  return out;
+  std::set<TuneProblem> stale, current;
+  for (const auto& read : read_store(tunable, facts)) {
+    if (read.stale) stale.insert(read.problem);
+    if (read.winner) current.insert(read.problem);
+  }
+  for (const auto& problem : current) stale.erase(problem);
+  return stale;
 }
 
 std::optional<StoredWinner> stored_winner(const Tunable& tunable, const DeviceFacts& facts,
